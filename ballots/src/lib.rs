@@ -1,0 +1,3 @@
+//! ballots: see the workspace README.
+
+#![deny(missing_docs)]

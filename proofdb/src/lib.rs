@@ -1,0 +1,3 @@
+//! proofdb: see the workspace README.
+
+#![deny(missing_docs)]

@@ -1,0 +1,3 @@
+//! solver: see the workspace README.
+
+#![deny(missing_docs)]

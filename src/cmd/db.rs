@@ -1,0 +1,10 @@
+//! `checkers db` (not built yet).
+
+/// Arguments (none yet).
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Not built yet: says so and fails.
+pub fn run(_args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("`checkers db` is not built yet")
+}

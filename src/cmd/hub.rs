@@ -1,0 +1,10 @@
+//! `checkers hub` (not built yet).
+
+/// Arguments (none yet).
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Not built yet: says so and fails.
+pub fn run(_args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("`checkers hub` is not built yet")
+}

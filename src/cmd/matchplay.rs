@@ -1,0 +1,10 @@
+//! `checkers matchplay` (not built yet).
+
+/// Arguments (none yet).
+#[derive(clap::Args)]
+pub struct Args {}
+
+/// Not built yet: says so and fails.
+pub fn run(_args: Args) -> anyhow::Result<()> {
+    anyhow::bail!("`checkers matchplay` is not built yet")
+}

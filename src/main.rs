@@ -1,0 +1,69 @@
+//! `checkers`: one binary, one subcommand per job. `main` only dispatches
+//! and turns an error into one line on stderr and a non-zero exit.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+
+/// Weakly solving American checkers three-move openings: rules, endgame
+/// databases, proof search, ballot jobs, and an engine that plays with
+/// what was proved.
+#[derive(Parser)]
+#[command(name = "checkers", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count move sequences from a position (move generator check).
+    Perft(cmd::perft::Args),
+    /// Measure move generation speed (perft with bulk counting).
+    Bench(cmd::bench::Args),
+    /// Print a board diagram and the legal moves of a position.
+    Show(cmd::show::Args),
+    /// PDN game files: replay and check.
+    Pdn(cmd::pdn::Args),
+    /// Endgame databases: build, probe, verify, stats.
+    Egdb(cmd::egdb::Args),
+    /// Search a position and print the best move.
+    Bestmove(cmd::bestmove::Args),
+    /// Play a game against the engine in the terminal.
+    Play(cmd::play::Args),
+    /// Speak the Hub protocol (v2) on stdin/stdout.
+    Hub(cmd::hub::Args),
+    /// Play matches against another Hub engine or this one.
+    Match(cmd::matchplay::Args),
+    /// Prove the value of a position.
+    Solve(cmd::solve::Args),
+    /// Proof trees: verify, show, export.
+    Proof(cmd::proof::Args),
+    /// The proof store: stats, export, merge.
+    Db(cmd::db::Args),
+    /// The three-move ballots: list, run, status, report.
+    Ballots(cmd::ballots::Args),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Perft(a) => cmd::perft::run(a),
+        Command::Bench(a) => cmd::bench::run(a),
+        Command::Show(a) => cmd::show::run(a),
+        Command::Pdn(a) => cmd::pdn::run(a),
+        Command::Egdb(a) => cmd::egdb::run(a),
+        Command::Bestmove(a) => cmd::bestmove::run(a),
+        Command::Play(a) => cmd::play::run(a),
+        Command::Hub(a) => cmd::hub::run(a),
+        Command::Match(a) => cmd::matchplay::run(a),
+        Command::Solve(a) => cmd::solve::run(a),
+        Command::Proof(a) => cmd::proof::run(a),
+        Command::Db(a) => cmd::db::run(a),
+        Command::Ballots(a) => cmd::ballots::run(a),
+    };
+    if let Err(e) = result {
+        eprintln!("checkers: {e:#}");
+        std::process::exit(1);
+    }
+}
