@@ -2,6 +2,7 @@
 //! and turns an error into one line on stderr and a non-zero exit.
 
 mod cmd;
+mod oracle;
 
 use clap::{Parser, Subcommand};
 
