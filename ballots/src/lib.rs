@@ -1,3 +1,5 @@
-//! ballots: see the workspace README.
+//! The three-move ballots, their main lines, and the per-ballot job.
 
 #![deny(missing_docs)]
+
+pub mod line;

@@ -1,0 +1,259 @@
+//! Main lines: the sequence of moves from the start of the game that a
+//! ballot job walks backward, with where each ply came from.
+//!
+//! A line is the ballot's three moves, then the published trunk where one
+//! exists, else the path most played in the master-game archive for that
+//! ballot (preferring drawn games), then the engine's principal variation
+//! down to positions the databases and the prover settle.
+
+use engine::{Move, Position};
+use std::collections::HashMap;
+use std::fmt;
+
+/// Where a ply of a main line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Origin {
+    /// The ballot's own three moves or a published trunk line.
+    Published,
+    /// The master-game archive.
+    Archive,
+    /// The engine's principal variation.
+    Engine,
+}
+
+impl Origin {
+    /// `published`, `archive` or `engine`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Origin::Published => "published",
+            Origin::Archive => "archive",
+            Origin::Engine => "engine",
+        }
+    }
+
+    /// Parses [`Origin::name`]'s output.
+    pub fn from_name(s: &str) -> Option<Origin> {
+        match s {
+            "published" => Some(Origin::Published),
+            "archive" => Some(Origin::Archive),
+            "engine" => Some(Origin::Engine),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The result of an archive game, from Black's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    /// Black won.
+    BlackWin,
+    /// Drawn.
+    Draw,
+    /// White won.
+    WhiteWin,
+    /// Unknown or unfinished.
+    Unknown,
+}
+
+/// A game as a move sequence from the initial position.
+#[derive(Clone, Debug)]
+pub struct ArchiveGame {
+    /// Moves from the initial position, all legal.
+    pub moves: Vec<Move>,
+    /// How it ended.
+    pub result: GameResult,
+}
+
+/// One ply of a main line: the move played and the position after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinePly {
+    /// The move.
+    pub mv: Move,
+    /// The position after the move.
+    pub after: Position,
+    /// Where the move came from.
+    pub origin: Origin,
+}
+
+/// A main line from the initial position.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MainLine {
+    /// Plies in order; ply `k` (1-based) is `plies[k - 1]`.
+    pub plies: Vec<LinePly>,
+}
+
+impl MainLine {
+    /// The position after `ply` plies (0 = the initial position).
+    pub fn position(&self, ply: usize) -> Position {
+        if ply == 0 {
+            Position::initial()
+        } else {
+            self.plies[ply - 1].after
+        }
+    }
+
+    /// The last position of the line.
+    pub fn last(&self) -> Position {
+        self.position(self.plies.len())
+    }
+
+    /// Number of plies.
+    pub fn len(&self) -> usize {
+        self.plies.len()
+    }
+
+    /// Whether the line has no ply.
+    pub fn is_empty(&self) -> bool {
+        self.plies.is_empty()
+    }
+
+    /// Appends `mv` (which must be legal in the last position) with its
+    /// origin. Returns false, changing nothing, when it is not legal.
+    pub fn push(&mut self, mv: Move, origin: Origin) -> bool {
+        match self.last().play(&mv) {
+            Some(after) => {
+                self.plies.push(LinePly { mv, after, origin });
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A line of legal moves from the initial position, all of one origin;
+    /// `None` at the first illegal move.
+    pub fn from_moves(moves: &[Move], origin: Origin) -> Option<MainLine> {
+        let mut line = MainLine::default();
+        for m in moves {
+            if !line.push(*m, origin) {
+                return None;
+            }
+        }
+        Some(line)
+    }
+}
+
+/// Extends `line` (ending at a ballot position or later) with the path most
+/// played in `games` from its last position: at each ply the continuation
+/// played by the most games wins, a drawn game counting double; ties go to
+/// the lower (from, to) squares so the choice is reproducible. Games reach
+/// the line's last position by any move order (transpositions count). When
+/// one game is left, its moves are followed to its end. Returns the number
+/// of plies added.
+pub fn extend_with_archive(line: &mut MainLine, games: &[ArchiveGame]) -> usize {
+    // For each game, the index of its first move after reaching the line's
+    // last position (positions are compared, not move orders).
+    let target = line.last();
+    let mut following: Vec<(&ArchiveGame, usize)> = games
+        .iter()
+        .filter_map(|g| {
+            let mut pos = Position::initial();
+            for (i, m) in g.moves.iter().enumerate() {
+                if pos == target {
+                    return Some((g, i));
+                }
+                pos = pos.play_unchecked(m);
+            }
+            (pos == target).then_some((g, g.moves.len()))
+        })
+        .collect();
+    let mut added = 0;
+    loop {
+        let mut votes: HashMap<(u8, u8, u32), (u32, Move)> = HashMap::new();
+        for (g, i) in &following {
+            if let Some(m) = g.moves.get(*i) {
+                let w = if g.result == GameResult::Draw { 2 } else { 1 };
+                let e = votes
+                    .entry((m.from().index(), m.to().index(), m.captured()))
+                    .or_insert((0, *m));
+                e.0 += w;
+            }
+        }
+        let Some((_, (_, best))) = votes
+            .into_iter()
+            .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then_with(|| b.0.cmp(&a.0)))
+        else {
+            return added;
+        };
+        if !line.push(best, Origin::Archive) {
+            return added;
+        }
+        added += 1;
+        following.retain(|(g, i)| g.moves.get(*i).is_some_and(|m| m.same_move(&best)));
+        for f in &mut following {
+            f.1 += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(pos: &Position, from: u8, to: u8) -> Move {
+        *pos.moves()
+            .iter()
+            .find(|m| m.from().number() == from && m.to().number() == to)
+            .expect("legal move")
+    }
+
+    fn game(steps: &[(u8, u8)], result: GameResult) -> ArchiveGame {
+        let mut pos = Position::initial();
+        let mut moves = Vec::new();
+        for &(f, t) in steps {
+            let m = mv(&pos, f, t);
+            pos = pos.play_unchecked(&m);
+            moves.push(m);
+        }
+        ArchiveGame { moves, result }
+    }
+
+    #[test]
+    fn most_played_path_wins_and_draws_count_double() {
+        let ballot = game(&[(9, 13), (21, 17), (5, 9)], GameResult::Unknown);
+        let mut line = MainLine::from_moves(&ballot.moves, Origin::Published).unwrap();
+        let games = vec![
+            // Two decisive games go 25-21, two drawn games 23-18; the last
+            // game never reaches the ballot and must be ignored.
+            game(
+                &[(9, 13), (21, 17), (5, 9), (25, 21), (11, 15)],
+                GameResult::BlackWin,
+            ),
+            game(
+                &[(9, 13), (21, 17), (5, 9), (25, 21), (10, 15)],
+                GameResult::WhiteWin,
+            ),
+            game(
+                &[(9, 13), (21, 17), (5, 9), (23, 18), (11, 16)],
+                GameResult::Draw,
+            ),
+            game(
+                &[(9, 13), (21, 17), (5, 9), (23, 18), (11, 16), (18, 14)],
+                GameResult::Draw,
+            ),
+            game(&[(10, 14), (22, 18)], GameResult::Draw),
+        ];
+        let added = extend_with_archive(&mut line, &games);
+        // 23-18 has two drawn games (weight 4) against 25-21's two (2).
+        assert_eq!(line.plies[3].mv.to().number(), 18);
+        assert_eq!(line.plies[4].mv.to().number(), 16);
+        assert_eq!(line.plies[5].mv.to().number(), 14);
+        assert_eq!(added, 3);
+        assert!(line.plies[3..].iter().all(|p| p.origin == Origin::Archive));
+    }
+
+    #[test]
+    fn transposed_games_join_the_line() {
+        // 11-15 23-19 9-14 and 9-14 23-19 11-15 reach one position.
+        let a = game(&[(11, 15), (23, 19), (9, 14)], GameResult::Unknown);
+        let b = game(&[(9, 14), (23, 19), (11, 15), (22, 17)], GameResult::Draw);
+        let mut line = MainLine::from_moves(&a.moves, Origin::Published).unwrap();
+        assert_eq!(extend_with_archive(&mut line, &[b]), 1);
+        assert_eq!(line.last().side_to_move(), engine::Color::Black);
+    }
+}
