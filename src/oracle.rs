@@ -4,6 +4,7 @@
 use engine::{NoOracle, Oracle};
 use std::sync::Arc;
 
+#[allow(dead_code)] // used once the commands that take --egdb-pieces land
 /// The endgame databases up to `pieces` pieces as an [`Oracle`], built
 /// first if missing. `0` means no databases.
 pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {

@@ -62,7 +62,7 @@ impl Square {
     #[inline]
     pub const fn file(self) -> u8 {
         let c = self.0 % 4;
-        if self.row() % 2 == 0 {
+        if self.row().is_multiple_of(2) {
             2 * c + 1
         } else {
             2 * c

@@ -31,7 +31,11 @@ pub fn coords(number: u8) -> (usize, usize) {
     let i = (number - 1) as usize;
     let r = i / 4;
     let c = i % 4;
-    let f = if r % 2 == 0 { 2 * c + 1 } else { 2 * c };
+    let f = if r.is_multiple_of(2) {
+        2 * c + 1
+    } else {
+        2 * c
+    };
     (r, f)
 }
 
