@@ -218,11 +218,10 @@ impl Position {
         let kings = us & self.kings();
         let [f1, f2] = forward_dirs(side);
         let [b1, b2] = backward_dirs(side);
-        (jumpers(us, them, empty, f1)
-            | jumpers(us, them, empty, f2)
-            | jumpers(kings, them, empty, b1)
-            | jumpers(kings, them, empty, b2))
-            != 0
+        if jumpers(us, them, empty, f1) | jumpers(us, them, empty, f2) != 0 {
+            return true;
+        }
+        kings != 0 && jumpers(kings, them, empty, b1) | jumpers(kings, them, empty, b2) != 0
     }
 
     /// Generates every legal move: the captures when there is one, else the
@@ -312,12 +311,17 @@ impl Position {
                 Color::Black => (us, kings),
                 Color::White => (kings, us),
             };
-            let n = (down << 4 & empty).count_ones()
-                + (((down & ODD_NOT_LEFT_EDGE) << 3) & empty).count_ones()
-                + (((down & EVEN_NOT_RIGHT_EDGE) << 5) & empty).count_ones()
-                + (up >> 4 & empty).count_ones()
-                + (((up & EVEN_NOT_RIGHT_EDGE) >> 3) & empty).count_ones()
-                + (((up & ODD_NOT_LEFT_EDGE) >> 5) & empty).count_ones();
+            let mut n = 0;
+            if down != 0 {
+                n += (down << 4 & empty).count_ones()
+                    + (((down & ODD_NOT_LEFT_EDGE) << 3) & empty).count_ones()
+                    + (((down & EVEN_NOT_RIGHT_EDGE) << 5) & empty).count_ones();
+            }
+            if up != 0 {
+                n += (up >> 4 & empty).count_ones()
+                    + (((up & EVEN_NOT_RIGHT_EDGE) >> 3) & empty).count_ones()
+                    + (((up & ODD_NOT_LEFT_EDGE) >> 5) & empty).count_ones();
+            }
             n as u64
         }
     }

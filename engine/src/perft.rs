@@ -29,15 +29,22 @@ impl Counting {
 /// Perft of `pos` to `depth` plies, single thread, with bulk counting at
 /// the last ply.
 pub fn perft(pos: &Position, depth: u32, counting: Counting) -> u64 {
+    // One move list per ply, reused, so no node pays for a fresh list.
+    let mut lists = vec![MoveList::new(); depth as usize];
+    perft_with(pos, depth, counting, &mut lists)
+}
+
+fn perft_with(pos: &Position, depth: u32, counting: Counting, lists: &mut [MoveList]) -> u64 {
     match depth {
         0 => 1,
         1 => pos.count_moves(counting == Counting::Distinct),
         _ => {
-            let mut list = MoveList::new();
-            pos.legal_moves(&mut list);
+            let (list, rest) = lists.split_first_mut().expect("one list per ply");
+            pos.legal_moves(list);
             let mut n = 0;
-            for m in &list {
-                n += counting.weight(m) * perft(&pos.play_unchecked(m), depth - 1, counting);
+            for m in list.iter() {
+                n += counting.weight(m)
+                    * perft_with(&pos.play_unchecked(m), depth - 1, counting, rest);
             }
             n
         }
