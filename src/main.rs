@@ -2,7 +2,11 @@
 //! and turns an error into one line on stderr and a non-zero exit.
 
 mod cmd;
+#[allow(dead_code)] // wired into the long-running commands as they land
+mod interrupt;
 mod oracle;
+#[allow(dead_code)]
+mod progress;
 
 use clap::{Parser, Subcommand};
 

@@ -1,0 +1,116 @@
+//! Progress reporting for long commands: indicatif bars on a terminal,
+//! plain log lines (at most one every few seconds per bar) otherwise.
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// A set of bars shown together.
+pub struct Bars {
+    multi: Option<MultiProgress>,
+}
+
+impl Default for Bars {
+    fn default() -> Self {
+        Bars::new()
+    }
+}
+
+impl Bars {
+    /// Bars on stderr when it is a terminal, log lines otherwise.
+    pub fn new() -> Bars {
+        let multi = std::io::stderr()
+            .is_terminal()
+            .then(|| MultiProgress::with_draw_target(ProgressDrawTarget::stderr()));
+        Bars { multi }
+    }
+
+    /// A new bar of `len` steps named `name`.
+    pub fn bar(&self, name: &str, len: u64) -> Bar {
+        let pb = self.multi.as_ref().map(|m| {
+            let pb = m.add(ProgressBar::new(len));
+            pb.set_style(
+                ProgressStyle::with_template(
+                    "{prefix:>12} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+                )
+                .expect("valid template"),
+            );
+            pb.set_prefix(name.to_string());
+            pb
+        });
+        Bar {
+            pb,
+            name: name.to_string(),
+            len,
+            state: Mutex::new((0, Instant::now(), String::new())),
+        }
+    }
+
+    /// Prints a line above the bars (or plainly).
+    pub fn println(&self, line: &str) {
+        match &self.multi {
+            Some(m) => {
+                let _ = m.println(line);
+            }
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+/// One bar.
+pub struct Bar {
+    pb: Option<ProgressBar>,
+    name: String,
+    len: u64,
+    /// Position, time of the last log line, message.
+    state: Mutex<(u64, Instant, String)>,
+}
+
+impl Bar {
+    /// Sets the position.
+    pub fn set(&self, pos: u64) {
+        if let Some(pb) = &self.pb {
+            pb.set_position(pos);
+        }
+        self.update(|s| s.0 = pos);
+    }
+
+    /// Advances by `n`.
+    pub fn inc(&self, n: u64) {
+        if let Some(pb) = &self.pb {
+            pb.inc(n);
+        }
+        self.update(|s| s.0 += n);
+    }
+
+    /// Sets the message shown after the counts.
+    pub fn message(&self, msg: &str) {
+        if let Some(pb) = &self.pb {
+            pb.set_message(msg.to_string());
+        }
+        self.update(|s| s.2 = msg.to_string());
+    }
+
+    /// Ends the bar with a final message.
+    pub fn finish(&self, msg: &str) {
+        match &self.pb {
+            Some(pb) => pb.finish_with_message(msg.to_string()),
+            None => {
+                let pos = self.state.lock().map(|s| s.0).unwrap_or(0);
+                eprintln!("{}: {pos}/{} {msg}", self.name, self.len);
+            }
+        }
+    }
+
+    fn update(&self, f: impl FnOnce(&mut (u64, Instant, String))) {
+        let Ok(mut s) = self.state.lock() else { return };
+        f(&mut s);
+        if self.pb.is_none() && s.1.elapsed() >= LOG_EVERY {
+            s.1 = Instant::now();
+            eprintln!("{}: {}/{} {}", self.name, s.0, self.len, s.2);
+        }
+    }
+}
