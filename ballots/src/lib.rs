@@ -4,3 +4,4 @@
 
 pub mod job;
 pub mod line;
+pub mod manager;
