@@ -291,7 +291,6 @@ impl<'a> Manager<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::notation::fen::parse_fen;
     use engine::Color;
 
     /// A sound but short-sighted solver (forced results within 3 plies),
