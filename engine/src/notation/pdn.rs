@@ -1,0 +1,1 @@
+//! PDN game files.
