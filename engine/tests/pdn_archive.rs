@@ -20,7 +20,12 @@ fn acf_archive_replays_completely() {
         .iter()
         .filter_map(|g| g.error.as_ref().map(|e| format!("game {}: {e}", g.number)))
         .collect();
-    assert!(bad.is_empty(), "{} bad games, first: {:?}", bad.len(), bad.first());
+    assert!(
+        bad.is_empty(),
+        "{} bad games, first: {:?}",
+        bad.len(),
+        bad.first()
+    );
     let plies: usize = games.iter().map(|g| g.moves.len()).sum();
     assert!(plies > 400_000, "only {plies} plies read");
     // Game 1: 26. 19-24 28x19, a draw.
@@ -39,7 +44,13 @@ fn fortman_trunks_end_where_the_file_says() {
     for g in &games {
         assert!(g.error.is_none(), "game {}: {:?}", g.number, g.error);
         let want = g.tag("EndFEN").expect("every trunk has an EndFEN tag");
-        assert_eq!(to_fen(&g.end), want, "game {} ({:?})", g.number, g.tag("Event"));
+        assert_eq!(
+            to_fen(&g.end),
+            want,
+            "game {} ({:?})",
+            g.number,
+            g.tag("Event")
+        );
         let first3: Vec<String> = g.moves[..3].iter().map(|m| m.to_string()).collect();
         assert_eq!(Some(first3.join(" ").as_str()), g.tag("Ballot"));
     }

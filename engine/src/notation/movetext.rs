@@ -12,7 +12,8 @@
 //! - Short form (two squares) matches every legal move with that start and
 //!   end. When that is more than one move (same start and end, different
 //!   captured pieces) it is refused as [`MoveTextError::Ambiguous`], naming
-//!   the candidates in long form.
+//!   the candidates in long form; except that when exactly one of them is a
+//!   single jump, the text is its complete long form and means that move.
 //! - Long form (three or more squares) matches the captures one of whose
 //!   jump paths visits exactly those squares. If none does, a path that
 //!   visits the written squares in order with others between (an
@@ -278,7 +279,19 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveTextError> {
         .filter(|m| m.from() == from && m.to() == to)
         .copied();
     let candidates: Vec<Move> = if squares.len() == 2 {
-        same_ends.collect()
+        let all: Vec<Move> = same_ends.collect();
+        // `a x b` is also the complete long form of a single jump: prefer
+        // that reading when the short form is ambiguous.
+        let single: Vec<Move> = all
+            .iter()
+            .filter(|m| m.captured().count_ones() == 1)
+            .copied()
+            .collect();
+        if all.len() > 1 && single.len() == 1 {
+            single
+        } else {
+            all
+        }
     } else {
         let with_paths: Vec<(Move, Vec<Vec<Square>>)> = same_ends
             .filter(|m| m.is_capture())
@@ -353,7 +366,13 @@ mod tests {
         // Black man on 1 takes 6 and 15 landing on 10 then 19.
         let p = parse_fen("B:W6,15,30:B1").unwrap();
         let m = parse_move(&p, "1x19").unwrap();
-        assert_eq!(move_path(&p, &m).iter().map(|s| s.number()).collect::<Vec<_>>(), [1, 10, 19]);
+        assert_eq!(
+            move_path(&p, &m)
+                .iter()
+                .map(|s| s.number())
+                .collect::<Vec<_>>(),
+            [1, 10, 19]
+        );
         assert_eq!(parse_move(&p, "1x10x19").unwrap(), m);
         assert_eq!(parse_move(&p, "1-19").unwrap(), m);
         assert!(matches!(

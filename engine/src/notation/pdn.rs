@@ -40,7 +40,9 @@ pub enum PdnError {
         offset: usize,
     },
     /// The text does not start like a PDN game.
-    #[error("not PDN: line {line} starts with {found:?}, expected a tag pair, a move number or a move")]
+    #[error(
+        "not PDN: line {line} starts with {found:?}, expected a tag pair, a move number or a move"
+    )]
     NotPdn {
         /// Line (1-based) of the offending text.
         line: usize,
@@ -772,7 +774,10 @@ over lines } 1. 11-15 $1 23-19! 2.8-11 (2. 9-14 (2. 10-14) 22-17) 22-17?!
             read_games("hello world"),
             Err(PdnError::NotPdn { .. })
         ));
-        assert!(matches!(decode(b"ab\0cd"), Err(PdnError::Binary { offset: 2 })));
+        assert!(matches!(
+            decode(b"ab\0cd"),
+            Err(PdnError::Binary { offset: 2 })
+        ));
         let g = read_games("[Event \"x\" 1. 9-13").unwrap();
         assert!(matches!(g[0].error, Some(GameError::Syntax { .. })));
         let g = read_games("[Event \"x\"]\n{ open").unwrap();
