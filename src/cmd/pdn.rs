@@ -93,7 +93,11 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
         );
     }
     if !bad.is_empty() {
-        anyhow::bail!("{} of {} games in {file} do not replay", bad.len(), games.len());
+        anyhow::bail!(
+            "{} of {} games in {file} do not replay",
+            bad.len(),
+            games.len()
+        );
     }
     Ok(())
 }
