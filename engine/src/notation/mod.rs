@@ -2,3 +2,5 @@
 //! PDN game files.
 
 pub mod fen;
+pub mod movetext;
+pub mod pdn;
