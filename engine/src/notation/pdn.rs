@@ -26,7 +26,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum PdnError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: String,
