@@ -5,3 +5,4 @@
 pub mod job;
 pub mod line;
 pub mod manager;
+pub mod sources;

@@ -48,17 +48,27 @@ impl fmt::Display for Origin {
     }
 }
 
-/// The result of an archive game, from Black's side.
+/// How an archive game ended. Only draws are told apart: archives differ
+/// on which side `1-0` names, and the main line only prefers drawn games.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameResult {
-    /// Black won.
-    BlackWin,
-    /// Drawn.
+    /// Drawn (`1/2-1/2`, `1-1`).
     Draw,
-    /// White won.
-    WhiteWin,
-    /// Unknown or unfinished.
+    /// Won by one side.
+    Decisive,
+    /// Unknown or unfinished (`*`, missing).
     Unknown,
+}
+
+impl GameResult {
+    /// Reads a PDN result token.
+    pub fn from_pdn(token: Option<&str>) -> GameResult {
+        match token.map(str::trim) {
+            Some("1/2-1/2") | Some("1-1") => GameResult::Draw,
+            Some("1-0") | Some("0-1") | Some("2-0") | Some("0-2") => GameResult::Decisive,
+            _ => GameResult::Unknown,
+        }
+    }
 }
 
 /// A game as a move sequence from the initial position.
@@ -222,11 +232,11 @@ mod tests {
             // game never reaches the ballot and must be ignored.
             game(
                 &[(9, 13), (21, 17), (5, 9), (25, 21), (11, 15)],
-                GameResult::BlackWin,
+                GameResult::Decisive,
             ),
             game(
                 &[(9, 13), (21, 17), (5, 9), (25, 21), (10, 15)],
-                GameResult::WhiteWin,
+                GameResult::Decisive,
             ),
             game(
                 &[(9, 13), (21, 17), (5, 9), (23, 18), (11, 16)],
