@@ -175,10 +175,10 @@ pub enum MoveInputError {
     Ambiguous(Vec<Move>),
 }
 
-/// Matches PDN move text against the legal moves of `pos`: first square =
-/// start, last = end; with more squares (`1x10x19`, or Hub's captured
-/// squares), every listed middle square must be a landing square or a
-/// captured square of the move.
+/// Matches move text against the legal moves of `pos`. With three or
+/// more squares the Hub form (start, end, every captured square:
+/// `23x16x19`) is tried first; otherwise, and as a fallback, the PDN form:
+/// first square = start, last = end (`15x24`, `1x10x19`).
 pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveInputError> {
     let text = text.trim();
     let squares: Vec<u8> = text
@@ -190,25 +190,28 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveInputError> {
         return Err(MoveInputError::Malformed);
     }
     let from = squares[0];
-    let to = *squares.last().expect("len >= 2");
     let legal = pos.moves();
+    if squares.len() > 2 {
+        // Hub form: start, end, then every captured square.
+        let listed: u32 = squares[2..].iter().map(|&s| 1u32 << (s - 1)).fold(0, |a, b| a | b);
+        let hub: Vec<Move> = legal
+            .iter()
+            .filter(|m| {
+                m.from().number() == from && m.to().number() == squares[1] && m.captured() == listed
+            })
+            .copied()
+            .collect();
+        if hub.len() == 1 {
+            return Ok(hub[0]);
+        }
+    }
+    // PDN form: start, landing squares, end.
+    let to = *squares.last().expect("len >= 2");
     let mut fits: Vec<Move> = legal
         .iter()
         .filter(|m| m.from().number() == from && m.to().number() == to)
         .copied()
         .collect();
-    if fits.len() > 1 && squares.len() > 2 {
-        // Hub form: start, end, then captured squares.
-        let listed: u32 = squares[2..].iter().map(|&s| 1u32 << (s - 1)).sum();
-        let by_capture: Vec<Move> = fits
-            .iter()
-            .filter(|m| m.captured() == listed)
-            .copied()
-            .collect();
-        if by_capture.len() == 1 {
-            return Ok(by_capture[0]);
-        }
-    }
     match fits.len() {
         0 => Err(MoveInputError::Illegal),
         1 => Ok(fits.remove(0)),
