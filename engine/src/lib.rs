@@ -8,11 +8,13 @@
 #![deny(missing_docs)]
 
 pub mod board;
+pub mod eval;
 pub mod geometry;
 pub mod hash;
 pub mod moves;
 pub mod notation;
 pub mod perft;
+pub mod search;
 pub mod square;
 pub mod value;
 

@@ -1,10 +1,192 @@
-//! `checkers bestmove` (not built yet).
+//! `checkers bestmove`: search one position and print the best move, or
+//! (`--bench`) measure the search on a fixed set of middle-game positions.
 
-/// Arguments (none yet).
+use engine::notation::fen::parse_fen;
+use engine::search::{score_text, Limits, SearchOptions, SearchResult, Searcher};
+use engine::Position;
+use std::time::Duration;
+
+/// Search a position (FEN) and print move, score, depth, nodes, speed and
+/// principal variation.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Position in PDN FEN, e.g. `B:W21-32:B1-12` (not needed with --bench).
+    pub fen: Option<String>,
+    /// Seconds to think (default 1 when no --depth or --nodes is given).
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Nominal depth in plies.
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Node budget.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Endgame databases up to this many pieces (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub egdb_pieces: u32,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    pub tt_mb: usize,
+    /// Search options, `key=value,...` (see `engine::search::SearchOptions::parse`:
+    /// plain, tt, etc, order, asp, pvs, step, restart, qs, ext, ext-single,
+    /// ext-promo, ext-recap, ext-runaway, reduce, dd, eval=tuned|hand|material).
+    #[arg(long, default_value = "")]
+    pub options: String,
+    /// Print each completed iteration.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Benchmark: search every middle-game position of the fixed set to
+    /// --depth (default 14) with a fresh table each, single thread, and
+    /// print nodes, time and nodes per second.
+    #[arg(long)]
+    pub bench: bool,
+}
 
-/// Not built yet: says so and fails.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`checkers bestmove` is not built yet")
+/// The fixed benchmark set: ballot positions played on a few moves
+/// (engine/tests/data/bench-middlegame.tsv).
+pub const BENCH_POSITIONS: &str = include_str!("../../engine/tests/data/bench-middlegame.tsv");
+
+/// FENs of the benchmark set.
+pub fn bench_fens() -> Vec<&'static str> {
+    BENCH_POSITIONS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .filter_map(|l| l.split('\t').nth(1))
+        .collect()
+}
+
+fn pv_text(r: &SearchResult) -> String {
+    r.pv.iter()
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let options = SearchOptions::parse(&args.options)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    if args.bench {
+        return bench(&args, options, &*oracle);
+    }
+    let fen = args
+        .fen
+        .as_deref()
+        .ok_or_else(|| anyhow::anyhow!("bestmove needs a FEN (or --bench)"))?;
+    let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bad FEN {fen:?}: {e}"))?;
+    let limits = limits(args.time, args.depth, args.nodes)?;
+    let mut searcher = Searcher::with_options(args.tt_mb, options);
+    if args.egdb_pieces > 0 {
+        searcher.set_probe_max_pieces(args.egdb_pieces);
+    }
+    let verbose = args.verbose && !args.json;
+    let r = searcher.search_with_progress(&pos, &limits, &*oracle, &[], &mut |it| {
+        if verbose {
+            eprintln!(
+                "depth {:>2} score {:>6} nodes {:>12} time {:>7.3} pv {}",
+                it.depth,
+                score_text(it.score),
+                it.nodes,
+                it.elapsed.as_secs_f64(),
+                it.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+            );
+        }
+    });
+    print_result(&pos, &r, args.json);
+    Ok(())
+}
+
+/// Turns the command-line limits into search limits.
+pub fn limits(time: Option<f64>, depth: Option<u32>, nodes: Option<u64>) -> anyhow::Result<Limits> {
+    if let Some(t) = time {
+        anyhow::ensure!(t.is_finite() && t > 0.0, "--time must be a positive number of seconds");
+    }
+    if let Some(d) = depth {
+        anyhow::ensure!((1..=100).contains(&d), "--depth must be 1 to 100");
+    }
+    let time = match (time, depth, nodes) {
+        (None, None, None) => Some(1.0),
+        (t, _, _) => t,
+    };
+    Ok(Limits {
+        depth,
+        time: time.map(Duration::from_secs_f64),
+        nodes,
+    })
+}
+
+fn print_result(pos: &Position, r: &SearchResult, json: bool) {
+    let mv = r.best_move.map(|m| m.to_string());
+    if json {
+        let v = serde_json::json!({
+            "fen": engine::notation::fen::to_fen(pos),
+            "move": mv,
+            "score": r.score,
+            "score_text": score_text(r.score),
+            "depth": r.depth,
+            "nodes": r.nodes,
+            "nps": r.nps().round() as u64,
+            "time": r.elapsed.as_secs_f64(),
+            "pv": r.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+        });
+        println!("{v}");
+    } else {
+        match mv {
+            None => println!("no legal move: {} has lost", pos.side_to_move()),
+            Some(m) => {
+                println!("bestmove {m}");
+                println!("score {}", score_text(r.score));
+                println!("depth {}", r.depth);
+                println!("nodes {}", r.nodes);
+                println!("nps {:.0}", r.nps());
+                println!("time {:.3}", r.elapsed.as_secs_f64());
+                println!("pv {}", pv_text(r));
+            }
+        }
+    }
+}
+
+fn bench(args: &Args, options: SearchOptions, oracle: &dyn engine::Oracle) -> anyhow::Result<()> {
+    let depth = args.depth.unwrap_or(14);
+    let fens = bench_fens();
+    let mut total_nodes = 0u64;
+    let mut total_time = 0f64;
+    for (i, fen) in fens.iter().enumerate() {
+        let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bench FEN {fen:?}: {e}"))?;
+        let mut s = Searcher::with_options(args.tt_mb, options.clone());
+        let r = s.search(
+            &pos,
+            &Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+            oracle,
+            &[],
+        );
+        total_nodes += r.nodes;
+        total_time += r.elapsed.as_secs_f64();
+        if args.verbose {
+            println!(
+                "{:>2} {:<60} {:>6} {:>6} {:>11} nodes {:>7.3} s",
+                i + 1,
+                fen,
+                r.best_move.map(|m| m.to_string()).unwrap_or_default(),
+                score_text(r.score),
+                r.nodes,
+                r.elapsed.as_secs_f64()
+            );
+        }
+    }
+    println!(
+        "bench: {} positions, depth {}, {} nodes, {:.3} s, {:.2} million nodes/s, single thread",
+        fens.len(),
+        depth,
+        total_nodes,
+        total_time,
+        total_nodes as f64 / total_time.max(1e-9) / 1e6
+    );
+    Ok(())
 }

@@ -13,3 +13,4 @@ pub mod play;
 pub mod proof;
 pub mod show;
 pub mod solve;
+pub mod tune;

@@ -1,0 +1,204 @@
+//! Search settings: which enhancements are on, and the evaluation used.
+//! Parsed from `key=value,key=value` text so that matches can compare two
+//! settings of the same engine.
+
+use crate::eval::Weights;
+use thiserror::Error;
+
+/// Why an options string could not be read.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum OptionsError {
+    /// A key that is not a known option.
+    #[error("unknown search option {0:?} (known: {known})", known = KNOWN.join(", "))]
+    UnknownKey(String),
+    /// A value that does not fit the option.
+    #[error("bad value {value:?} for search option {key}")]
+    BadValue {
+        /// The option.
+        key: String,
+        /// Its value as given.
+        value: String,
+    },
+}
+
+const KNOWN: [&str; 16] = [
+    "plain", "tt", "etc", "order", "asp", "pvs", "step", "restart", "qs", "ext", "ext-single",
+    "ext-promo", "ext-recap", "ext-runaway", "reduce", "dd",
+];
+
+/// Which search enhancements are on. `Default` is the full engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Transposition table probes and stores.
+    pub tt: bool,
+    /// Enhanced transposition cutoffs at nodes with depth >= 3.
+    pub etc: bool,
+    /// Killer and history move ordering.
+    pub ordering: bool,
+    /// Aspiration windows around the previous iteration's score.
+    pub aspiration: bool,
+    /// Principal variation search (null windows after the first move).
+    pub pvs: bool,
+    /// Iterative deepening step: 1 or 2 plies.
+    pub step: u32,
+    /// On a fail low at the root, restart the iterations at a shallow depth.
+    pub restart_on_fail_low: bool,
+    /// Capture play-out before evaluation.
+    pub quiescence: bool,
+    /// Extend when there is exactly one legal move.
+    pub ext_single: bool,
+    /// Extend a man's move onto its crowning row.
+    pub ext_promotion: bool,
+    /// Extend a capture answering a capture.
+    pub ext_recapture: bool,
+    /// Extend a man's move that leaves it one step from crowning with no
+    /// enemy piece in its forward cone.
+    pub ext_runaway: bool,
+    /// Reduce lines where one side is a man or more down on the root
+    /// without positional compensation.
+    pub reduce: bool,
+    /// Draw differentiation for oracle draws.
+    pub draw_diff: bool,
+    /// Evaluation weights.
+    pub weights: Weights,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            tt: true,
+            etc: true,
+            ordering: true,
+            aspiration: true,
+            pvs: true,
+            step: 1,
+            restart_on_fail_low: false,
+            quiescence: true,
+            ext_single: true,
+            ext_promotion: true,
+            ext_recapture: false,
+            ext_runaway: true,
+            reduce: true,
+            draw_diff: true,
+            weights: Weights::tuned(),
+        }
+    }
+}
+
+fn parse_bool(key: &str, v: &str) -> Result<bool, OptionsError> {
+    match v {
+        "1" | "on" | "true" | "yes" => Ok(true),
+        "0" | "off" | "false" | "no" => Ok(false),
+        _ => Err(OptionsError::BadValue {
+            key: key.to_string(),
+            value: v.to_string(),
+        }),
+    }
+}
+
+impl SearchOptions {
+    /// Every search enhancement off (plain alpha-beta with iterative
+    /// deepening and capture play-out); evaluation unchanged.
+    pub fn plain() -> SearchOptions {
+        SearchOptions {
+            tt: false,
+            etc: false,
+            ordering: false,
+            aspiration: false,
+            pvs: false,
+            step: 1,
+            restart_on_fail_low: false,
+            quiescence: true,
+            ext_single: false,
+            ext_promotion: false,
+            ext_recapture: false,
+            ext_runaway: false,
+            reduce: false,
+            draw_diff: false,
+            weights: Weights::tuned(),
+        }
+    }
+
+    /// Applies `key=value` pairs separated by commas to the defaults.
+    /// Keys: `plain` (no value: start from [`SearchOptions::plain`]),
+    /// `tt etc order asp pvs restart qs ext-single ext-promo ext-recap
+    /// ext-runaway reduce dd` (on/off, 1/0), `ext` (all extensions),
+    /// `step` (1 or 2), `eval` (`tuned`, `hand` or `material`).
+    pub fn parse(text: &str) -> Result<SearchOptions, OptionsError> {
+        let mut o = SearchOptions::default();
+        for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = item.split_once('=').unwrap_or((item, "on"));
+            let (k, v) = (k.trim(), v.trim());
+            match k {
+                "plain" => {
+                    let w = o.weights;
+                    o = SearchOptions::plain();
+                    o.weights = w;
+                }
+                "tt" => o.tt = parse_bool(k, v)?,
+                "etc" => o.etc = parse_bool(k, v)?,
+                "order" => o.ordering = parse_bool(k, v)?,
+                "asp" => o.aspiration = parse_bool(k, v)?,
+                "pvs" => o.pvs = parse_bool(k, v)?,
+                "restart" => o.restart_on_fail_low = parse_bool(k, v)?,
+                "qs" => o.quiescence = parse_bool(k, v)?,
+                "ext-single" => o.ext_single = parse_bool(k, v)?,
+                "ext-promo" => o.ext_promotion = parse_bool(k, v)?,
+                "ext-recap" => o.ext_recapture = parse_bool(k, v)?,
+                "ext-runaway" => o.ext_runaway = parse_bool(k, v)?,
+                "ext" => {
+                    let b = parse_bool(k, v)?;
+                    o.ext_single = b;
+                    o.ext_promotion = b;
+                    o.ext_recapture = b;
+                    o.ext_runaway = b;
+                }
+                "reduce" => o.reduce = parse_bool(k, v)?,
+                "dd" => o.draw_diff = parse_bool(k, v)?,
+                "step" => {
+                    o.step = match v {
+                        "1" => 1,
+                        "2" => 2,
+                        _ => {
+                            return Err(OptionsError::BadValue {
+                                key: k.into(),
+                                value: v.into(),
+                            })
+                        }
+                    }
+                }
+                "eval" => {
+                    o.weights = match v {
+                        "tuned" => Weights::tuned(),
+                        "hand" => Weights::hand(),
+                        "material" => Weights::material(),
+                        _ => {
+                            return Err(OptionsError::BadValue {
+                                key: k.into(),
+                                value: v.into(),
+                            })
+                        }
+                    }
+                }
+                _ => return Err(OptionsError::UnknownKey(k.to_string())),
+            }
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_options() {
+        let o = SearchOptions::parse("plain,tt=on,eval=material,step=2").unwrap();
+        assert!(o.tt && !o.etc && !o.pvs);
+        assert_eq!(o.step, 2);
+        assert_eq!(o.weights, Weights::material());
+        assert!(SearchOptions::parse("bogus=1").is_err());
+        assert!(SearchOptions::parse("tt=maybe").is_err());
+        assert_eq!(SearchOptions::parse("").unwrap(), SearchOptions::default());
+    }
+}
