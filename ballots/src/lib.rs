@@ -2,6 +2,7 @@
 
 #![deny(missing_docs)]
 
+pub mod extend;
 pub mod job;
 pub mod line;
 pub mod manager;

@@ -42,10 +42,25 @@ fn regenerate_bench_positions() {
         let mut p = parse_fen(r[5]).unwrap();
         let mut s = Searcher::new(16);
         for _ in 0..6 {
-            let res = s.search(&p, &Limits { depth: Some(6), ..Limits::default() }, &NoOracle, &[]);
+            let res = s.search(
+                &p,
+                &Limits {
+                    depth: Some(6),
+                    ..Limits::default()
+                },
+                &NoOracle,
+                &[],
+            );
             p = p.play_unchecked(&res.best_move.unwrap());
         }
         out.push_str(&format!("{}\t{}\n", r[0], to_fen(&p)));
     }
-    std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bench-middlegame.tsv"), out).unwrap();
+    std::fs::write(
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/bench-middlegame.tsv"
+        ),
+        out,
+    )
+    .unwrap();
 }

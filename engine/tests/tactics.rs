@@ -75,7 +75,10 @@ fn regenerate_tactics_suite() {
     for l in known.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let f: Vec<&str> = l.split('\t').collect();
         if f.len() >= 4 && f[2] == "win" {
-            cands.push((parse_fen(f[1]).unwrap(), format!("known-positions.tsv: {}", f[3])));
+            cands.push((
+                parse_fen(f[1]).unwrap(),
+                format!("known-positions.tsv: {}", f[3]),
+            ));
         }
     }
     if let Ok(t) = std::fs::read_to_string("/tmp/tune-positions.tsv") {
@@ -102,11 +105,28 @@ fn regenerate_tactics_suite() {
             break;
         }
         let mut s = Searcher::new(16);
-        let shallow = s.search(&p, &Limits { depth: Some(3), ..Limits::default() }, &NoOracle, &[]);
+        let shallow = s.search(
+            &p,
+            &Limits {
+                depth: Some(3),
+                ..Limits::default()
+            },
+            &NoOracle,
+            &[],
+        );
         if shallow.score > WIN_THRESHOLD {
             continue;
         }
-        let deep = s.search(&p, &Limits { depth: Some(21), nodes: Some(3_000_000), ..Limits::default() }, &NoOracle, &[]);
+        let deep = s.search(
+            &p,
+            &Limits {
+                depth: Some(21),
+                nodes: Some(3_000_000),
+                ..Limits::default()
+            },
+            &NoOracle,
+            &[],
+        );
         if deep.score <= WIN_THRESHOLD || deep.depth < 21 {
             continue;
         }
@@ -123,8 +143,18 @@ fn regenerate_tactics_suite() {
         if winning.is_empty() || winning.len() == ranked.len() {
             continue;
         }
-        out.push_str(&format!("{}\t{}\t{}\t{}\n", to_fen(&p), winning.join(" "), plies, src));
+        out.push_str(&format!(
+            "{}\t{}\t{}\t{}\n",
+            to_fen(&p),
+            winning.join(" "),
+            plies,
+            src
+        ));
         kept += 1;
     }
-    std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tactics.tsv"), out).unwrap();
+    std::fs::write(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tactics.tsv"),
+        out,
+    )
+    .unwrap();
 }

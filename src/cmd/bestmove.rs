@@ -91,7 +91,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 score_text(it.score),
                 it.nodes,
                 it.elapsed.as_secs_f64(),
-                it.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" ")
+                it.pv
+                    .iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             );
         }
     });
@@ -102,7 +106,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Turns the command-line limits into search limits.
 pub fn limits(time: Option<f64>, depth: Option<u32>, nodes: Option<u64>) -> anyhow::Result<Limits> {
     if let Some(t) = time {
-        anyhow::ensure!(t.is_finite() && t > 0.0, "--time must be a positive number of seconds");
+        anyhow::ensure!(
+            t.is_finite() && t > 0.0,
+            "--time must be a positive number of seconds"
+        );
     }
     if let Some(d) = depth {
         anyhow::ensure!((1..=100).contains(&d), "--depth must be 1 to 100");

@@ -352,7 +352,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "ping" => say("pong"),
             "set-param" => {
                 let name = a.iter().find(|(k, _)| k == "name").map(|(_, v)| v.as_str());
-                let value = a.iter().find(|(k, _)| k == "value").map(|(_, v)| v.as_str());
+                let value = a
+                    .iter()
+                    .find(|(k, _)| k == "value")
+                    .map(|(_, v)| v.as_str());
                 match (name, value) {
                     (Some("side-letters"), Some("literal")) => e.letters = SideLetters::Literal,
                     (Some("side-letters"), Some("pydraughts")) => {

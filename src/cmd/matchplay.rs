@@ -97,13 +97,25 @@ pub fn read_ballots(path: &std::path::Path, set: &str) -> anyhow::Result<Vec<Bal
             continue;
         }
         let f: Vec<&str> = line.split('\t').collect();
-        anyhow::ensure!(f.len() >= 6, "{}:{}: expected 6+ columns", path.display(), i + 1);
+        anyhow::ensure!(
+            f.len() >= 6,
+            "{}:{}: expected 6+ columns",
+            path.display(),
+            i + 1
+        );
         let acf: u32 = f[0]
             .parse()
             .map_err(|_| anyhow::anyhow!("{}:{}: bad ACF number", path.display(), i + 1))?;
         let pos = parse_fen(f[5])
             .map_err(|e| anyhow::anyhow!("{}:{}: bad FEN: {e}", path.display(), i + 1))?;
-        all.push((f[2].to_string(), Ballot { acf, moves: f[1].to_string(), pos }));
+        all.push((
+            f[2].to_string(),
+            Ballot {
+                acf,
+                moves: f[1].to_string(),
+                pos,
+            },
+        ));
     }
     let chosen: Vec<Ballot> = match set {
         "174" => all.into_iter().map(|(_, b)| b).collect(),
@@ -122,7 +134,9 @@ pub fn read_ballots(path: &std::path::Path, set: &str) -> anyhow::Result<Vec<Bal
                 .split(',')
                 .map(|t| t.trim().parse::<u32>())
                 .collect::<Result<_, _>>()
-                .map_err(|_| anyhow::anyhow!("--ballots {list:?}: expected 156, 144, 174 or ACF numbers"))?;
+                .map_err(|_| {
+                    anyhow::anyhow!("--ballots {list:?}: expected 156, 144, 174 or ACF numbers")
+                })?;
             let mut v = Vec::new();
             for w in want {
                 let b = all
@@ -161,7 +175,12 @@ pub struct EnginePlayer<'a> {
 
 impl<'a> EnginePlayer<'a> {
     /// An engine player with these options.
-    pub fn new(options: SearchOptions, tt_mb: usize, oracle: &'a dyn Oracle, probe_max: u32) -> Self {
+    pub fn new(
+        options: SearchOptions,
+        tt_mb: usize,
+        oracle: &'a dyn Oracle,
+        probe_max: u32,
+    ) -> Self {
         let mut searcher = Searcher::with_options(tt_mb, options);
         if probe_max > 0 {
             searcher.set_probe_max_pieces(probe_max);
@@ -175,7 +194,11 @@ impl Player for EnginePlayer<'_> {
         let limits = match tc {
             TimeControl::PerMove(l) => l,
             TimeControl::Clock(_, inc) => Limits {
-                time: Some(Duration::from_secs_f64(clock_budget(clock - inc, inc, None))),
+                time: Some(Duration::from_secs_f64(clock_budget(
+                    clock - inc,
+                    inc,
+                    None,
+                ))),
                 ..Limits::default()
             },
         };
@@ -334,10 +357,22 @@ pub fn play_game(
             return Ok((game, r));
         }
         if game.occurrences() >= 3 {
-            return Ok((game, GameResult { outcome: Outcome::Draw, reason: "repetition" }));
+            return Ok((
+                game,
+                GameResult {
+                    outcome: Outcome::Draw,
+                    reason: "repetition",
+                },
+            ));
         }
         if game.moves.len() >= referee.max_plies {
-            return Ok((game, GameResult { outcome: Outcome::Draw, reason: "move limit" }));
+            return Ok((
+                game,
+                GameResult {
+                    outcome: Outcome::Draw,
+                    reason: "move limit",
+                },
+            ));
         }
         if pos.piece_count() <= referee.probe_max {
             if let Some(v) = referee.oracle.probe(&pos) {
@@ -346,7 +381,13 @@ pub fn play_game(
                     Value::Win => Outcome::win_for(pos.side_to_move()),
                     Value::Loss => Outcome::win_for(pos.side_to_move().opposite()),
                 };
-                return Ok((game, GameResult { outcome, reason: "oracle" }));
+                return Ok((
+                    game,
+                    GameResult {
+                        outcome,
+                        reason: "oracle",
+                    },
+                ));
             }
         }
         if referee.resign_margin > 0 && !pos.has_capture() {
@@ -361,7 +402,10 @@ pub fn play_game(
                     };
                     return Ok((
                         game,
-                        GameResult { outcome: Outcome::win_for(leader), reason: "material" },
+                        GameResult {
+                            outcome: Outcome::win_for(leader),
+                            reason: "material",
+                        },
                     ));
                 }
             } else {
@@ -384,7 +428,10 @@ pub fn play_game(
                 game.push(m);
                 return Ok((
                     game,
-                    GameResult { outcome: Outcome::win_for(side.opposite()), reason: "time" },
+                    GameResult {
+                        outcome: Outcome::win_for(side.opposite()),
+                        reason: "time",
+                    },
                 ));
             }
         }
@@ -406,7 +453,8 @@ pub fn elo_with_margin(w: u32, d: u32, l: u32) -> (f64, f64) {
         return (0.0, 0.0);
     }
     let p = (w as f64 + 0.5 * d as f64) / n;
-    let var = (w as f64 * (1.0 - p).powi(2) + d as f64 * (0.5 - p).powi(2) + l as f64 * p.powi(2)) / n;
+    let var =
+        (w as f64 * (1.0 - p).powi(2) + d as f64 * (0.5 - p).powi(2) + l as f64 * p.powi(2)) / n;
     let se = (var / n).sqrt();
     let lo = elo(p - 1.96 * se);
     let hi = elo(p + 1.96 * se);
@@ -424,8 +472,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let tc = match &args.clock {
         Some(c) => {
             let (t, i) = c.split_once('+').unwrap_or((c.as_str(), "0"));
-            let t: f64 = t.parse().map_err(|_| anyhow::anyhow!("--clock {c:?}: expected SECONDS+INC"))?;
-            let i: f64 = i.parse().map_err(|_| anyhow::anyhow!("--clock {c:?}: expected SECONDS+INC"))?;
+            let t: f64 = t
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--clock {c:?}: expected SECONDS+INC"))?;
+            let i: f64 = i
+                .parse()
+                .map_err(|_| anyhow::anyhow!("--clock {c:?}: expected SECONDS+INC"))?;
             anyhow::ensure!(t > 0.0 && i >= 0.0, "--clock {c:?}: times must be positive");
             TimeControl::Clock(t, i)
         }
@@ -447,7 +499,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_plies: args.max_plies,
         resign_margin: args.resign_margin,
         oracle,
-        probe_max: if args.egdb_pieces > 0 { args.egdb_pieces } else { 0 },
+        probe_max: if args.egdb_pieces > 0 {
+            args.egdb_pieces
+        } else {
+            0
+        },
     };
     let name_b = match &args.engine_cmd {
         Some(c) => c.clone(),
@@ -463,7 +519,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let mut a = EnginePlayer::new(opts_a.clone(), args.tt_mb, oracle, args.egdb_pieces);
                 let mut b: Box<dyn Player> = match &args.engine_cmd {
                     Some(cmd) => Box::new(HubPlayer::start(cmd)?),
-                    None => Box::new(EnginePlayer::new(opts_b.clone(), args.tt_mb, oracle, args.egdb_pieces)),
+                    None => Box::new(EnginePlayer::new(
+                        opts_b.clone(),
+                        args.tt_mb,
+                        oracle,
+                        args.egdb_pieces,
+                    )),
                 };
                 let (game, result) = match a_color {
                     Color::Black => play_game(ballot.pos, &mut a, &mut *b, tc, &referee)?,
@@ -485,13 +546,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         .map_err(|e| anyhow::anyhow!("ballot {} move {t}: {e:?}", ballot.acf))?;
                     full.push(m);
                 }
-                anyhow::ensure!(full.current() == ballot.pos, "ballot {} moves and FEN disagree", ballot.acf);
+                anyhow::ensure!(
+                    full.current() == ballot.pos,
+                    "ballot {} moves and FEN disagree",
+                    ballot.acf
+                );
                 for m in &game.moves {
                     full.push(*m);
                 }
                 let pdn = full.to_pdn(
                     &[
-                        ("Event", format!("checkers match, ballot {} ({})", ballot.acf, ballot.moves)),
+                        (
+                            "Event",
+                            format!("checkers match, ballot {} ({})", ballot.acf, ballot.moves),
+                        ),
                         ("Round", format!("{}", i + 1)),
                         ("Black", bn),
                         ("White", wn),
@@ -527,7 +595,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.pdn {
         let text: String = games.iter().map(|g| g.1.as_str()).collect();
-        std::fs::write(path, text).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     let n = w + d + l;
     let (e, m) = elo_with_margin(w, d, l);

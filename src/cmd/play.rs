@@ -128,9 +128,15 @@ impl GameRecord {
         for (k, v) in tags {
             s.push_str(&format!("[{k} \"{}\"]\n", v.replace('"', "'")));
         }
-        s.push_str(&format!("[Result \"{}\"]\n[GameType \"21\"]\n", outcome.pdn()));
+        s.push_str(&format!(
+            "[Result \"{}\"]\n[GameType \"21\"]\n",
+            outcome.pdn()
+        ));
         if self.start != Position::initial() {
-            s.push_str(&format!("[SetUp \"1\"]\n[FEN \"{}\"]\n", to_fen(&self.start)));
+            s.push_str(&format!(
+                "[SetUp \"1\"]\n[FEN \"{}\"]\n",
+                to_fen(&self.start)
+            ));
         }
         let mut line = String::new();
         let mut number = 1;
@@ -193,7 +199,10 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<Move, MoveInputError> {
     let legal = pos.moves();
     if squares.len() > 2 {
         // Hub form: start, end, then every captured square.
-        let listed: u32 = squares[2..].iter().map(|&s| 1u32 << (s - 1)).fold(0, |a, b| a | b);
+        let listed: u32 = squares[2..]
+            .iter()
+            .map(|&s| 1u32 << (s - 1))
+            .fold(0, |a, b| a | b);
         let hub: Vec<Move> = legal
             .iter()
             .filter(|m| {
@@ -306,10 +315,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             match parse_move(&pos, line) {
                 Ok(m) => game.push(m),
                 Err(MoveInputError::Malformed) => {
-                    writeln!(out, "cannot read {line:?}; legal moves: {}", legal_list(&pos))?;
+                    writeln!(
+                        out,
+                        "cannot read {line:?}; legal moves: {}",
+                        legal_list(&pos)
+                    )?;
                 }
                 Err(MoveInputError::Illegal) => {
-                    writeln!(out, "{line} is not legal here; legal moves: {}", legal_list(&pos))?;
+                    writeln!(
+                        out,
+                        "{line} is not legal here; legal moves: {}",
+                        legal_list(&pos)
+                    )?;
                 }
                 Err(MoveInputError::Ambiguous(ms)) => {
                     writeln!(

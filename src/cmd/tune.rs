@@ -4,8 +4,8 @@
 //! every quiet position is labelled with the game's result and the
 //! weights are fitted so that `sigmoid(eval / K)` predicts it.
 
-use super::matchplay::{play_game, read_ballots, EnginePlayer, Referee, TimeControl};
 use super::matchplay::Player;
+use super::matchplay::{play_game, read_ballots, EnginePlayer, Referee, TimeControl};
 use super::play::{GameRecord, Outcome};
 use engine::eval::{features, phase, Weights, FEATURE_NAMES, N_FEATURES, PHASE_MAX};
 use engine::notation::fen::{parse_fen, to_fen};
@@ -152,7 +152,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let existing = std::fs::read_to_string(&args.data).unwrap_or_default();
     let have = existing.lines().filter(|l| l.starts_with("#game")).count();
     if have > 0 {
-        eprintln!("tune: {} has {have} games; generating the rest", args.data.display());
+        eprintln!(
+            "tune: {} has {have} games; generating the rest",
+            args.data.display()
+        );
     }
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -200,17 +203,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if line.starts_with('#') || line.trim().is_empty() {
             continue;
         }
-        let (fen, r) = line
-            .split_once('\t')
-            .ok_or_else(|| anyhow::anyhow!("{}:{}: expected FEN<tab>result", args.data.display(), n + 1))?;
-        let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("{}:{}: {e}", args.data.display(), n + 1))?;
+        let (fen, r) = line.split_once('\t').ok_or_else(|| {
+            anyhow::anyhow!("{}:{}: expected FEN<tab>result", args.data.display(), n + 1)
+        })?;
+        let pos = parse_fen(fen)
+            .map_err(|e| anyhow::anyhow!("{}:{}: {e}", args.data.display(), n + 1))?;
         let r: f32 = r
             .trim()
             .parse()
             .map_err(|_| anyhow::anyhow!("{}:{}: bad result", args.data.display(), n + 1))?;
         samples.push(sample(&pos, r));
     }
-    anyhow::ensure!(samples.len() > 1000, "only {} training positions", samples.len());
+    anyhow::ensure!(
+        samples.len() > 1000,
+        "only {} training positions",
+        samples.len()
+    );
     let (w, k, before, after) = fit(&samples, Weights::hand(), args.iterations);
     eprintln!(
         "tune: {} positions, K = {k:.1}, mean squared error {before:.5} (hand) -> {after:.5} (fitted)",

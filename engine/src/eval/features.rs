@@ -38,7 +38,8 @@ const CENTRE: u32 = (1 << 13) | (1 << 14) | (1 << 17) | (1 << 18);
 /// The wider centre for kings: 10, 11, 14, 15, 18, 19, 22, 23.
 const KING_CENTRE: u32 = CENTRE | (1 << 9) | (1 << 10) | (1 << 21) | (1 << 22);
 /// The board's edge squares (files 0 and 7, rows 0 and 7).
-const EDGE: u32 = ROW_0 | ROW_7 | (1 << 4) | (1 << 12) | (1 << 20) | (1 << 11) | (1 << 19) | (1 << 27);
+const EDGE: u32 =
+    ROW_0 | ROW_7 | (1 << 4) | (1 << 12) | (1 << 20) | (1 << 11) | (1 << 19) | (1 << 27);
 
 const fn build_cones(black: bool) -> [u32; 32] {
     let mut t = [0u32; 32];

@@ -293,9 +293,16 @@ impl Searcher {
             result.elapsed = start.elapsed();
             return result;
         }
-        let max_depth = limits.depth.unwrap_or(MAX_PLY as u32 - 8).clamp(1, MAX_PLY as u32 - 8);
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
         let step = self.options.step.clamp(1, 2);
-        let mut depth = if step == 2 && max_depth % 2 == 0 { 2 } else { 1 };
+        let mut depth = if step == 2 && max_depth % 2 == 0 {
+            2
+        } else {
+            1
+        };
         let mut prev_score = 0;
         let mut restarted = false;
         while depth <= max_depth {
@@ -509,12 +516,41 @@ impl Searcher {
             let ext = self.extension(pos, &m, moves.len(), false, 0);
             let d = depth - 1 + ext;
             let s = if i == 0 || !self.options.pvs {
-                -self.pvs(&child, ch, -beta, -alpha, d, 1, true, m.is_capture(), oracle)
+                -self.pvs(
+                    &child,
+                    ch,
+                    -beta,
+                    -alpha,
+                    d,
+                    1,
+                    true,
+                    m.is_capture(),
+                    oracle,
+                )
             } else {
-                let mut s =
-                    -self.pvs(&child, ch, -alpha - 1, -alpha, d, 1, false, m.is_capture(), oracle);
+                let mut s = -self.pvs(
+                    &child,
+                    ch,
+                    -alpha - 1,
+                    -alpha,
+                    d,
+                    1,
+                    false,
+                    m.is_capture(),
+                    oracle,
+                );
                 if s > alpha && s < beta && !self.aborted {
-                    s = -self.pvs(&child, ch, -beta, -alpha, d, 1, true, m.is_capture(), oracle);
+                    s = -self.pvs(
+                        &child,
+                        ch,
+                        -beta,
+                        -alpha,
+                        d,
+                        1,
+                        true,
+                        m.is_capture(),
+                        oracle,
+                    );
                 }
                 s
             };
@@ -558,7 +594,8 @@ impl Searcher {
             } else {
                 Bound::Upper
             };
-            self.tt.store(h, depth, to_tt(best, 0), bound, Some(&moves[0]));
+            self.tt
+                .store(h, depth, to_tt(best, 0), bound, Some(&moves[0]));
         }
         best
     }
@@ -567,7 +604,14 @@ impl Searcher {
     /// legal moves); `prev_capture` says whether `pos` was reached by a
     /// capture.
     #[inline]
-    fn extension(&self, pos: &Position, m: &Move, n_moves: usize, prev_capture: bool, ply: usize) -> i32 {
+    fn extension(
+        &self,
+        pos: &Position,
+        m: &Move,
+        n_moves: usize,
+        prev_capture: bool,
+        ply: usize,
+    ) -> i32 {
         // Extensions stop well before the path limit and past twice the
         // nominal depth.
         if ply as i32 >= 2 * self.root_depth + 4 || ply + 16 >= MAX_PLY {
@@ -595,10 +639,14 @@ impl Searcher {
             if to & pre != 0 {
                 // both squares ahead empty or the crowning squares free
                 let ahead = match side {
-                    Color::Black => crate::geometry::step(to, crate::geometry::Dir::DownLeft)
-                        | crate::geometry::step(to, crate::geometry::Dir::DownRight),
-                    Color::White => crate::geometry::step(to, crate::geometry::Dir::UpLeft)
-                        | crate::geometry::step(to, crate::geometry::Dir::UpRight),
+                    Color::Black => {
+                        crate::geometry::step(to, crate::geometry::Dir::DownLeft)
+                            | crate::geometry::step(to, crate::geometry::Dir::DownRight)
+                    }
+                    Color::White => {
+                        crate::geometry::step(to, crate::geometry::Dir::UpLeft)
+                            | crate::geometry::step(to, crate::geometry::Dir::UpRight)
+                    }
                 };
                 if ahead & pos.pieces(side.opposite()) == 0 {
                     return 1;
@@ -620,9 +668,7 @@ impl Searcher {
     /// The score of an exact value at `ply` (see the module doc).
     fn exact_score(&mut self, pos: &Position, v: Value, ply: usize, oracle: &dyn Oracle) -> i32 {
         match v {
-            Value::Win => {
-                ORACLE_WIN - 16 * ply as i32 + (self.evaluate(pos) / 16).clamp(-15, 15)
-            }
+            Value::Win => ORACLE_WIN - 16 * ply as i32 + (self.evaluate(pos) / 16).clamp(-15, 15),
             Value::Loss => {
                 -(ORACLE_WIN - 16 * ply as i32) + (self.evaluate(pos) / 16).clamp(-15, 15)
             }
@@ -631,7 +677,11 @@ impl Searcher {
                     return 0;
                 }
                 let s = self.quiesce_score(pos, oracle);
-                let root_view = if pos.side_to_move() == self.root_side { s } else { -s };
+                let root_view = if pos.side_to_move() == self.root_side {
+                    s
+                } else {
+                    -s
+                };
                 let band = (root_view / 6).clamp(-8, 33);
                 if pos.side_to_move() == self.root_side {
                     band
@@ -655,7 +705,14 @@ impl Searcher {
     /// Capture play-out: while the side to move must capture, every
     /// capture is searched; otherwise the evaluation stands. Fail-soft
     /// within (alpha, beta).
-    fn quiesce(&mut self, pos: &Position, alpha: i32, beta: i32, ply: usize, oracle: &dyn Oracle) -> i32 {
+    fn quiesce(
+        &mut self,
+        pos: &Position,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+        oracle: &dyn Oracle,
+    ) -> i32 {
         self.nodes += 1;
         if ply >= MAX_PLY - 1 {
             return self.evaluate(pos);
@@ -778,7 +835,11 @@ impl Searcher {
             return 0;
         }
         let mut alpha = alpha;
-        let tt_hit = if self.options.tt { self.tt.probe(h) } else { None };
+        let tt_hit = if self.options.tt {
+            self.tt.probe(h)
+        } else {
+            None
+        };
         if let Some(hit) = &tt_hit {
             if hit.depth >= depth && !pv_node {
                 let s = from_tt(hit.score, ply);
@@ -835,7 +896,17 @@ impl Searcher {
             let d = depth - 1 + ext;
             self.push(ch, reversible(pos, &child));
             let s = if i == 0 || !self.options.pvs {
-                -self.pvs(&child, ch, -beta, -alpha, d, ply + 1, pv_node, m.is_capture(), oracle)
+                -self.pvs(
+                    &child,
+                    ch,
+                    -beta,
+                    -alpha,
+                    d,
+                    ply + 1,
+                    pv_node,
+                    m.is_capture(),
+                    oracle,
+                )
             } else {
                 let mut s = -self.pvs(
                     &child,
@@ -849,7 +920,17 @@ impl Searcher {
                     oracle,
                 );
                 if s > alpha && s < beta && !self.aborted {
-                    s = -self.pvs(&child, ch, -beta, -alpha, d, ply + 1, true, m.is_capture(), oracle);
+                    s = -self.pvs(
+                        &child,
+                        ch,
+                        -beta,
+                        -alpha,
+                        d,
+                        ply + 1,
+                        true,
+                        m.is_capture(),
+                        oracle,
+                    );
                 }
                 s
             };
@@ -894,7 +975,8 @@ impl Searcher {
             } else {
                 Bound::Upper
             };
-            self.tt.store(h, depth, to_tt(best, ply), bound, best_move.as_ref());
+            self.tt
+                .store(h, depth, to_tt(best, ply), bound, best_move.as_ref());
         }
         best
     }

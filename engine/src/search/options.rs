@@ -22,8 +22,22 @@ pub enum OptionsError {
 }
 
 const KNOWN: [&str; 16] = [
-    "plain", "tt", "etc", "order", "asp", "pvs", "step", "restart", "qs", "ext", "ext-single",
-    "ext-promo", "ext-recap", "ext-runaway", "reduce", "dd",
+    "plain",
+    "tt",
+    "etc",
+    "order",
+    "asp",
+    "pvs",
+    "step",
+    "restart",
+    "qs",
+    "ext",
+    "ext-single",
+    "ext-promo",
+    "ext-recap",
+    "ext-runaway",
+    "reduce",
+    "dd",
 ];
 
 /// Which search enhancements are on. `Default` is the full engine.
