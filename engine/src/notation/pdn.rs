@@ -277,10 +277,11 @@ impl GameBuilder {
 
     fn move_number(&self) -> u32 {
         let since = (self.game.moves.len() - self.anchor_ply) as u32;
-        match self.anchor_side {
-            Color::Black => self.anchor_number + since / 2,
-            Color::White => self.anchor_number + since.div_ceil(2),
-        }
+        let after = match self.anchor_side {
+            Color::Black => since / 2,
+            Color::White => since.div_ceil(2),
+        };
+        self.anchor_number.saturating_add(after)
     }
 
     fn play(&mut self, text: &str, line: usize) {
@@ -757,6 +758,8 @@ over lines } 1. 11-15 $1 23-19! 2.8-11 (2. 9-14 (2. 10-14) 22-17) 22-17?!
     #[test]
     fn reports_the_first_bad_move() {
         let text = "[Event \"x\"]\n1. 11-15 23-19 2. 8-11 22-17\n3. 9-13 22-17 *\n";
+        let huge = read_games("4294967295. 9-13 22-18 1-5 *").unwrap();
+        assert!(huge[0].error.is_some());
         let games = read_games(text).unwrap();
         let e = games[0].error.as_ref().unwrap();
         let legal = crate::notation::movetext::legal_move_texts(&games[0].end).join(" ");
