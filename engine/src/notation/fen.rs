@@ -40,7 +40,15 @@ pub enum FenError {
     RepeatedSquare(u8),
     /// The pieces do not form a legal position.
     #[error("FEN position is illegal: {0}")]
-    Illegal(#[from] PositionError),
+    Illegal(PositionError),
+}
+
+// Not `#[from]`: that would also make the position error the `source`,
+// and error chains (anyhow's `{:#}`) would print its message twice.
+impl From<PositionError> for FenError {
+    fn from(e: PositionError) -> FenError {
+        FenError::Illegal(e)
+    }
 }
 
 /// Reads a FEN into an unchecked [`Setup`].
