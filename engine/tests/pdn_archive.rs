@@ -2,7 +2,7 @@
 //! archive (9,377 master games, all legal) and Fortman's trunk lines.
 
 use engine::notation::fen::to_fen;
-use engine::notation::pdn::{read_file, Game};
+use engine::notation::pdn::{read_file, read_games, write_game, Game};
 use std::path::Path;
 
 fn shared(name: &str) -> Vec<Game> {
@@ -53,5 +53,29 @@ fn fortman_trunks_end_where_the_file_says() {
         );
         let first3: Vec<String> = g.moves[..3].iter().map(|m| m.to_string()).collect();
         assert_eq!(Some(first3.join(" ").as_str()), g.tag("Ballot"));
+    }
+}
+
+#[test]
+fn archive_games_survive_writing_and_reading_back() {
+    let games = shared("games/acf-archive.pdn");
+    let mut text = String::new();
+    for g in &games {
+        text.push_str(&write_game(
+            &g.tags,
+            &g.start,
+            &g.moves,
+            g.result.as_deref().unwrap_or("*"),
+        ));
+        text.push('\n');
+    }
+    assert!(text.lines().all(|l| l.len() <= 80));
+    let again = read_games(&text).unwrap();
+    assert_eq!(again.len(), games.len());
+    for (a, b) in games.iter().zip(&again) {
+        assert!(b.error.is_none(), "game {}: {:?}", b.number, b.error);
+        assert_eq!(a.tags, b.tags, "game {}", a.number);
+        assert_eq!(a.moves, b.moves, "game {}", a.number);
+        assert_eq!(a.result, b.result, "game {}", a.number);
     }
 }

@@ -8,7 +8,7 @@ use engine::notation::fen::{parse_fen, to_fen};
 use engine::notation::movetext::{
     move_path, move_paths, move_to_long_text, move_to_text, parse_move,
 };
-use engine::notation::pdn::read_games;
+use engine::notation::pdn::{read_games, write_game};
 use engine::perft::{perft, Counting};
 use engine::{Color, Move, Position};
 use proptest::prelude::*;
@@ -165,6 +165,31 @@ proptest! {
     #[test]
     fn move_text_round_trip_dense(pos in any_position()) {
         round_trip(&pos)?;
+    }
+
+    #[test]
+    fn pdn_write_read_round_trip(start in sparse_position(), choices in prop::collection::vec(any::<u16>(), 0..60)) {
+        let mut pos = start;
+        let mut moves = Vec::new();
+        for c in choices {
+            let l = pos.moves();
+            if l.is_empty() {
+                break;
+            }
+            let m = l.as_slice()[c as usize % l.len()];
+            moves.push(m);
+            pos = pos.play_unchecked(&m);
+        }
+        let tags = vec![("Event".to_string(), "random \\ \"playout\"".to_string())];
+        let text = write_game(&tags, &start, &moves, "*");
+        let games = read_games(&text).unwrap();
+        prop_assert_eq!(games.len(), 1);
+        let g = &games[0];
+        prop_assert!(g.error.is_none(), "{:?}\n{}", g.error, text);
+        prop_assert_eq!(g.start, start);
+        prop_assert_eq!(&g.moves, &moves);
+        prop_assert_eq!(g.end, pos);
+        prop_assert_eq!(g.tag("Event"), Some("random \\ \"playout\""));
     }
 
     #[test]

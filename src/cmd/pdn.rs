@@ -84,7 +84,7 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
                 format!(" ({tags})")
             };
             let e = g.error.as_ref().expect("filtered on errors");
-            println!("game {} at line {}{tags}: {e}", g.number, g.line);
+            println!("game {}{tags}: {e}", g.number);
         }
         println!(
             "{file}: {} games, {legal} legal, {} with errors; {plies} moves replayed in {secs:.3} s",

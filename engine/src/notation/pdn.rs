@@ -26,12 +26,16 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum PdnError {
     /// The file could not be read.
+<<<<<<< HEAD
     #[error("cannot read {path}")]
+=======
+    #[error("cannot read {path}: {error}")]
+>>>>>>> notation
     Io {
         /// The file.
         path: String,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The text holds binary data (a NUL byte).
     #[error("not PDN: binary data (a NUL byte at offset {offset})")]
@@ -58,14 +62,14 @@ pub enum PdnError {
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum GameError {
     /// The `FEN` tag is not a legal position.
-    #[error("line {line}: FEN tag {fen:?}: {source}")]
+    #[error("line {line}: FEN tag {fen:?}: {cause}")]
     BadFen {
         /// Line of the tag.
         line: usize,
         /// The tag's value.
         fen: String,
         /// Why it is wrong.
-        source: FenError,
+        cause: FenError,
     },
     /// The `GameType` tag names another game.
     #[error("line {line}: GameType {value:?} is not American checkers (21)")]
@@ -76,7 +80,7 @@ pub enum GameError {
         value: String,
     },
     /// A move is unreadable or illegal in the position reached.
-    #[error("move {number} ({side}): {source} [line {line}]")]
+    #[error("move {number} ({side}): {cause} [line {line}]")]
     BadMove {
         /// Line of the move in the text.
         line: usize,
@@ -85,7 +89,7 @@ pub enum GameError {
         /// The side that was to play it.
         side: Color,
         /// Why it was refused.
-        source: MoveTextError,
+        cause: MoveTextError,
     },
     /// The text breaks the PDN syntax (unterminated comment, variation or
     /// tag, stray `)`).
@@ -161,9 +165,9 @@ pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, PdnError> {
 
 /// Reads every game of the PDN file at `path`.
 pub fn read_file(path: &Path) -> Result<Vec<Game>, PdnError> {
-    let bytes = std::fs::read(path).map_err(|source| PdnError::Io {
+    let bytes = std::fs::read(path).map_err(|error| PdnError::Io {
         path: path.display().to_string(),
-        source,
+        error,
     })?;
     read_games(&decode(&bytes)?)
 }
@@ -261,12 +265,12 @@ impl GameBuilder {
                     self.game.start = p;
                     self.pos = p;
                 }
-                Err(source) => {
+                Err(cause) => {
                     let fen = fen.to_string();
                     self.fail(GameError::BadFen {
                         line: self.fen_line,
                         fen,
-                        source,
+                        cause,
                     });
                 }
             }
@@ -277,10 +281,11 @@ impl GameBuilder {
 
     fn move_number(&self) -> u32 {
         let since = (self.game.moves.len() - self.anchor_ply) as u32;
-        match self.anchor_side {
-            Color::Black => self.anchor_number + since / 2,
-            Color::White => self.anchor_number + since.div_ceil(2),
-        }
+        let after = match self.anchor_side {
+            Color::Black => since / 2,
+            Color::White => since.div_ceil(2),
+        };
+        self.anchor_number.saturating_add(after)
     }
 
     fn play(&mut self, text: &str, line: usize) {
@@ -294,12 +299,12 @@ impl GameBuilder {
                 self.game.moves.push(m);
                 self.game.end = self.pos;
             }
-            Err(source) => {
+            Err(cause) => {
                 let e = GameError::BadMove {
                     line,
                     number: self.move_number(),
                     side: self.pos.side_to_move(),
-                    source,
+                    cause,
                 };
                 self.fail(e);
             }
@@ -412,11 +417,22 @@ impl<'a> Reader<'a> {
             let line = self.line;
             match b {
                 b'[' => {
-                    self.first_token = false;
                     if self.current.as_ref().is_some_and(|g| g.in_moves) {
                         self.finish_game();
                     }
+                    let start = self.at;
                     self.tag(line);
+                    if std::mem::take(&mut self.first_token)
+                        && self
+                            .current
+                            .as_ref()
+                            .is_some_and(|g| g.game.error.is_some())
+                    {
+                        // A text whose first tag pair is malformed (an INI
+                        // or TOML file, say) is not PDN.
+                        let found: String = self.text[start..].chars().take(20).collect();
+                        return Err(PdnError::NotPdn { line, found });
+                    }
                 }
                 b'(' => {
                     self.first_token = false;
@@ -757,6 +773,8 @@ over lines } 1. 11-15 $1 23-19! 2.8-11 (2. 9-14 (2. 10-14) 22-17) 22-17?!
     #[test]
     fn reports_the_first_bad_move() {
         let text = "[Event \"x\"]\n1. 11-15 23-19 2. 8-11 22-17\n3. 9-13 22-17 *\n";
+        let huge = read_games("4294967295. 9-13 22-18 1-5 *").unwrap();
+        assert!(huge[0].error.is_some());
         let games = read_games(text).unwrap();
         let e = games[0].error.as_ref().unwrap();
         let legal = crate::notation::movetext::legal_move_texts(&games[0].end).join(" ");
@@ -778,7 +796,11 @@ over lines } 1. 11-15 $1 23-19! 2.8-11 (2. 9-14 (2. 10-14) 22-17) 22-17?!
             decode(b"ab\0cd"),
             Err(PdnError::Binary { offset: 2 })
         ));
-        let g = read_games("[Event \"x\" 1. 9-13").unwrap();
+        assert!(matches!(
+            read_games("[workspace]\nmembers = []"),
+            Err(PdnError::NotPdn { line: 1, .. })
+        ));
+        let g = read_games("[Event \"x\"]\n[Event \"x\" 1. 9-13").unwrap();
         assert!(matches!(g[0].error, Some(GameError::Syntax { .. })));
         let g = read_games("[Event \"x\"]\n{ open").unwrap();
         assert!(matches!(g[0].error, Some(GameError::Syntax { .. })));
