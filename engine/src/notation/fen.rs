@@ -43,17 +43,10 @@ pub enum FenError {
     Illegal(PositionError),
 }
 
-<<<<<<< HEAD
-// Not `#[from]`: that would also make the position error the `source`, and
-// error chains would print its text twice.
-impl From<PositionError> for FenError {
-    fn from(e: PositionError) -> Self {
-=======
 // Not `#[from]`: that would also make the position error the `source`,
 // and error chains (anyhow's `{:#}`) would print its message twice.
 impl From<PositionError> for FenError {
     fn from(e: PositionError) -> FenError {
->>>>>>> notation
         FenError::Illegal(e)
     }
 }

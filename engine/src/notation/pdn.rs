@@ -26,11 +26,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum PdnError {
     /// The file could not be read.
-<<<<<<< HEAD
-    #[error("cannot read {path}")]
-=======
     #[error("cannot read {path}: {error}")]
->>>>>>> notation
     Io {
         /// The file.
         path: String,
