@@ -57,9 +57,12 @@ pub trait BuildProgress: Sync {
     /// A slice starts: its name, positions (all tables), its number in the
     /// run and the number of slices to build.
     fn slice_started(&self, slice: &str, positions: u64, number: usize, of: usize);
-    /// `n` more positions of the current slice went through a phase
-    /// (forward pass, then propagation, counted again).
+    /// `n` more positions of the current slice went through the forward
+    /// pass (the total is the slice's positions).
     fn advance(&self, n: u64);
+    /// Propagation level `level` starts with `decided` positions to
+    /// propagate.
+    fn propagating(&self, _level: u32, _decided: u64) {}
     /// The slice is published.
     fn slice_finished(&self, slice: &str, stats: &SliceStats);
 }
@@ -166,7 +169,7 @@ pub fn solve_slice(
     let mut levels = 0;
     while !frontier.is_empty() {
         levels += 1;
-        progress.advance(frontier.len() as u64);
+        progress.propagating(levels, frontier.len() as u64);
         frontier = frontier
             .par_chunks(4096)
             .fold(Vec::new, |mut next, chunk| {

@@ -110,33 +110,75 @@ fn colex_rank(set: u32) -> u64 {
 
 /// The `k`-subset of `0..32` with colex rank `r`, as dense positions
 /// (bitboard of positions).
+#[inline]
 fn colex_unrank(mut r: u64, k: u32) -> u32 {
     let mut set = 0u32;
-    let mut c = 32u32;
+    let mut hi = 32u32; // exclusive upper bound for the next element
     for i in (1..=k).rev() {
-        // Largest c' < c with C(c', i) <= r.
-        c -= 1;
-        while binom(c, i) > r {
-            c -= 1;
+        // Largest c < hi with C(c, i) <= r, by binary search in [i - 1, hi).
+        let mut lo = i - 1;
+        let mut h = hi;
+        while h - lo > 1 {
+            let mid = (lo + h) / 2;
+            if binom(mid, i) <= r {
+                lo = mid;
+            } else {
+                h = mid;
+            }
         }
-        r -= binom(c, i);
-        set |= 1 << c;
+        r -= binom(lo, i);
+        set |= 1 << lo;
+        hi = lo;
     }
     set
 }
 
+const fn select_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut n = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b & (1 << bit) != 0 {
+                t[b][n] = bit as u8;
+                n += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
+/// `SELECT_IN_BYTE[b][n]`: bit number of the `n`-th set bit of `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = select_table();
+
+/// Bit number of the `n`-th (from 0) set bit of `mask` (which has more
+/// than `n` set bits).
+#[inline(always)]
+fn select_nth(mask: u32, mut n: u32) -> u32 {
+    let mut shift = 0;
+    loop {
+        let byte = (mask >> shift) & 0xFF;
+        let c = byte.count_ones();
+        if n < c || shift == 24 {
+            return shift + SELECT_IN_BYTE[byte as usize][(n & 7) as usize] as u32;
+        }
+        n -= c;
+        shift += 8;
+    }
+}
+
 /// The squares of `universe` at the dense positions in `positions`.
+#[inline]
 fn select_positions(positions: u32, universe: u32) -> u32 {
     let mut out = 0;
-    let mut u = universe;
-    let mut p = 0u32;
-    while u != 0 {
-        let low = u & u.wrapping_neg();
-        u &= u - 1;
-        if positions & (1 << p) != 0 {
-            out |= low;
-        }
-        p += 1;
+    let mut p = positions;
+    while p != 0 {
+        let n = p.trailing_zeros();
+        p &= p - 1;
+        out |= 1 << select_nth(universe, n);
     }
     out
 }
@@ -435,6 +477,16 @@ mod tests {
         assert_eq!(binom(28, 0), 1);
         assert_eq!(binom(3, 5), 0);
         assert_eq!(binom(32, 16), 601_080_390);
+    }
+
+    #[test]
+    fn select_finds_the_nth_bit() {
+        let m = 0b1011_0000_0000_0001_0100_0000_0010_0110u32;
+        let bits: Vec<u32> = (0..32).filter(|b| m & (1 << b) != 0).collect();
+        for (n, &b) in bits.iter().enumerate() {
+            assert_eq!(select_nth(m, n as u32), b);
+        }
+        assert_eq!(select_positions(0b101, m), 1 << 1 | 1 << 5);
     }
 
     #[test]
