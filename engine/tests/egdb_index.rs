@@ -134,3 +134,20 @@ proptest! {
         });
     }
 }
+
+#[test]
+fn sequential_enumeration_matches_unindexing() {
+    for s in (2..=5).flat_map(slices_with).step_by(7) {
+        for key in s.tables() {
+            let t = TableIndex::new(key);
+            let n = t.size().min(200_000);
+            let mut next = n / 3;
+            t.for_each_position(n / 3..n, |i, p| {
+                assert_eq!(i, next);
+                assert_eq!(p, t.position(i), "{} #{i}", t.key());
+                next += 1;
+            });
+            assert_eq!(next, n);
+        }
+    }
+}

@@ -128,22 +128,26 @@ pub fn solve_slice(
                 }
                 let mut list = MoveList::new();
                 let base = (c * CHUNK) as u64;
-                for (i, st) in chunk.iter().enumerate() {
-                    let pos = table.position(base + i as u64);
-                    match first_pass(&pos, succ_key, db, &mut list) {
-                        Ok(code) => st.store(code, Relaxed),
-                        Err(e) => {
-                            failed.store(true, Relaxed);
-                            *failure.lock().expect("no poisoning") = Some(match e {
-                                Missing::Probe(p) => missing_for(db, &p, slice),
-                                Missing::TooManyMoves(n) => EgdbError::TooManyMoves {
-                                    slice: slice.name(),
-                                    moves: n,
-                                },
-                            });
-                            return;
-                        }
+                let mut error = None;
+                table.for_each_position(base..base + chunk.len() as u64, |i, pos| {
+                    if error.is_some() {
+                        return;
                     }
+                    match first_pass(&pos, succ_key, db, &mut list) {
+                        Ok(code) => chunk[(i - base) as usize].store(code, Relaxed),
+                        Err(e) => error = Some(e),
+                    }
+                });
+                if let Some(e) = error {
+                    failed.store(true, Relaxed);
+                    *failure.lock().expect("no poisoning") = Some(match e {
+                        Missing::Probe(p) => missing_for(db, &p, slice),
+                        Missing::TooManyMoves(n) => EgdbError::TooManyMoves {
+                            slice: slice.name(),
+                            moves: n,
+                        },
+                    });
+                    return;
                 }
                 progress.advance(chunk.len() as u64);
             });

@@ -24,8 +24,19 @@ pub const MAGIC: [u8; 8] = *b"CKEGDB\r\n";
 pub const VERSION: u32 = 1;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 128;
-/// Positions per block.
-pub const BLOCK_POSITIONS: u32 = 4096;
+/// Positions per block. At most 1024, so that 64 blocks fit in the
+/// 16-bit offsets of the block index.
+pub const BLOCK_POSITIONS: u32 = 1024;
+/// Blocks per group of the block index (one 32-bit base per group).
+pub const GROUP_BLOCKS: usize = 64;
+
+/// Bytes of the block index for `nblocks` blocks: a 32-bit base per group
+/// of 64 block boundaries, then a 16-bit delta per boundary
+/// (`nblocks + 1` boundaries).
+pub fn index_len(nblocks: u64) -> u64 {
+    let bounds = nblocks + 1;
+    4 * bounds.div_ceil(GROUP_BLOCKS as u64) + 2 * bounds
+}
 
 /// Win, draw and loss counts of one table (Black to move), capture
 /// positions included.
@@ -259,7 +270,10 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
         blocks.extend(enc);
     }
     let data_len: usize = blocks.iter().map(|b| b.len()).sum();
-    let mut image = Vec::with_capacity(HEADER_LEN + 4 * (blocks.len() + 1) + data_len);
+    assert!(data_len <= u32::MAX as usize, "slice data over 4 GiB");
+    let mut image = Vec::with_capacity(
+        HEADER_LEN + index_len(blocks.len() as u64) as usize + data_len,
+    );
     let header = Header {
         slice,
         tables: values.len(),
@@ -271,13 +285,23 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
         checksum: 0,
     };
     image.extend_from_slice(&header.to_bytes());
-    let mut off = 0u64;
+    let mut bounds = Vec::with_capacity(blocks.len() + 1);
+    let mut off = 0u32;
+    bounds.push(0);
     for b in &blocks {
-        image.extend_from_slice(&(off as u32).to_le_bytes());
-        off += b.len() as u64;
+        off += b.len() as u32;
+        bounds.push(off);
     }
-    assert!(off <= u32::MAX as u64, "slice data over 4 GiB");
-    image.extend_from_slice(&(off as u32).to_le_bytes());
+    for g in bounds.chunks(GROUP_BLOCKS) {
+        image.extend_from_slice(&g[0].to_le_bytes());
+    }
+    for g in bounds.chunks(GROUP_BLOCKS) {
+        for &o in g {
+            let d = o - g[0];
+            assert!(d <= u16::MAX as u32, "block group over 64 KiB");
+            image.extend_from_slice(&(d as u16).to_le_bytes());
+        }
+    }
     for b in &blocks {
         image.extend_from_slice(b);
     }
@@ -347,6 +371,18 @@ pub struct SliceFile {
     first_block: [u64; 2],
     bytes: Bytes,
     data_start: usize,
+    /// Groups of the block index.
+    groups: usize,
+}
+
+/// Offset (in the data) of block boundary `i` of a file image whose
+/// block index has `groups` groups. `b` must hold the index.
+#[inline(always)]
+fn bound(b: &[u8], groups: usize, i: usize) -> u32 {
+    let g = HEADER_LEN + 4 * (i / GROUP_BLOCKS);
+    let base = u32::from_le_bytes([b[g], b[g + 1], b[g + 2], b[g + 3]]);
+    let d = HEADER_LEN + 4 * groups + 2 * i;
+    base + u16::from_le_bytes([b[d], b[d + 1]]) as u32
 }
 
 impl SliceFile {
@@ -419,8 +455,8 @@ impl SliceFile {
         if header.blocks != nblocks {
             return Err(corrupted(96, format!("{} blocks, expected {nblocks}", header.blocks)));
         }
-        let index_len = 4 * (nblocks + 1);
-        let expected_len = HEADER_LEN as u64 + index_len + header.data_len;
+        let ilen = index_len(nblocks);
+        let expected_len = HEADER_LEN as u64 + ilen + header.data_len;
         if b.len() as u64 != expected_len {
             return Err(corrupted(
                 (b.len() as u64).min(expected_len),
@@ -437,19 +473,22 @@ impl SliceFile {
                 ),
             ));
         }
-        let data_start = HEADER_LEN + index_len as usize;
-        let mut prev = 0u32;
+        let data_start = HEADER_LEN + ilen as usize;
+        let groups = (nblocks + 1).div_ceil(GROUP_BLOCKS as u64) as usize;
+        let mut prev = 0u64;
         for i in 0..=nblocks as usize {
-            let at = HEADER_LEN + 4 * i;
-            let o = u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
-            if o < prev || o as u64 > header.data_len || (i == 0 && o != 0) {
-                return Err(corrupted(at as u64, format!("bad block offset {o}")));
+            let o = bound(b, groups, i) as u64;
+            if o < prev || o > header.data_len || (i == 0 && o != 0) {
+                return Err(corrupted(
+                    (HEADER_LEN + 4 * groups + 2 * i) as u64,
+                    format!("bad offset {o} of block {i}"),
+                ));
             }
             prev = o;
         }
-        if prev as u64 != header.data_len {
+        if prev != header.data_len {
             return Err(corrupted(
-                (HEADER_LEN + 4 * nblocks as usize) as u64,
+                (HEADER_LEN + 4 * groups + 2 * nblocks as usize) as u64,
                 "block index does not end at the data end".into(),
             ));
         }
@@ -460,6 +499,7 @@ impl SliceFile {
             first_block,
             bytes,
             data_start,
+            groups,
         })
     }
 
@@ -490,9 +530,8 @@ impl SliceFile {
         let bp = self.header.block_positions as u64;
         let n = (self.header.sizes[table] - block_in_table * bp).min(bp) as usize;
         let blk = (self.first_block[table] + block_in_table) as usize;
-        let at = HEADER_LEN + 4 * blk;
-        let lo = u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize;
-        let hi = u32::from_le_bytes([b[at + 4], b[at + 5], b[at + 6], b[at + 7]]) as usize;
+        let lo = bound(b, self.groups, blk) as usize;
+        let hi = bound(b, self.groups, blk + 1) as usize;
         (&b[self.data_start + lo..self.data_start + hi], n)
     }
 
@@ -519,7 +558,8 @@ impl SliceFile {
             if codec::decode_block(blk, n, &mut out).is_none() {
                 return Err(EgdbError::Corrupted {
                     file: self.path.clone(),
-                    offset: (self.first_block[table] + k) * 4 + HEADER_LEN as u64,
+                    offset: (HEADER_LEN + 4 * self.groups) as u64
+                        + 2 * (self.first_block[table] + k),
                     what: format!("block {k} of table {} is malformed", table),
                 });
             }

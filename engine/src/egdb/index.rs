@@ -111,7 +111,7 @@ fn colex_rank(set: u32) -> u64 {
 /// The `k`-subset of `0..32` with colex rank `r`, as dense positions
 /// (bitboard of positions).
 #[inline]
-fn colex_unrank(mut r: u64, k: u32) -> u32 {
+fn colex_unrank_search(mut r: u64, k: u32) -> u32 {
     let mut set = 0u32;
     let mut hi = 32u32; // exclusive upper bound for the next element
     for i in (1..=k).rev() {
@@ -131,6 +131,49 @@ fn colex_unrank(mut r: u64, k: u32) -> u32 {
         hi = lo;
     }
     set
+}
+
+/// `k`-subsets of `0..32` in colex order (that is, in increasing order of
+/// their bitmasks), for `k` = 1 to 4.
+fn unrank_tables() -> &'static [Vec<u32>; 5] {
+    static T: std::sync::OnceLock<[Vec<u32>; 5]> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut t: [Vec<u32>; 5] = Default::default();
+        for (k, v) in t.iter_mut().enumerate() {
+            let n = binom(32, k as u32) as usize;
+            v.reserve(n);
+            let mut x: u64 = (1u64 << k) - 1;
+            for _ in 0..n {
+                v.push(x as u32);
+                x = next_combination(x);
+            }
+        }
+        t
+    })
+}
+
+/// The next larger integer with the same number of set bits (Gosper).
+#[inline(always)]
+fn next_combination(x: u64) -> u64 {
+    if x == 0 {
+        return u64::MAX;
+    }
+    let c = x & x.wrapping_neg();
+    let r = x + c;
+    (((r ^ x) >> 2) / c) | r
+}
+
+/// The `k`-subset of `0..32` with colex rank `r`, as dense positions
+/// (bitboard of positions).
+#[inline]
+fn colex_unrank(r: u64, k: u32) -> u32 {
+    if k == 0 {
+        0
+    } else if k <= 4 {
+        unrank_tables()[k as usize][r as usize]
+    } else {
+        colex_unrank_search(r, k)
+    }
 }
 
 const fn select_table() -> [[u8; 8]; 256] {
@@ -316,6 +359,8 @@ pub struct TableIndex {
     /// `men_offset[r]`: index of the first men placement whose black set
     /// has rank `r`; one more entry holding the number of men placements.
     men_offset: Vec<u64>,
+    /// Black men of each black rank.
+    black_sets: Vec<u32>,
     /// `C(4 * lead, men)` for Black: subtracted from the colex rank.
     black_base: u64,
     /// Placements of the kings for one men placement.
@@ -347,6 +392,7 @@ impl TableIndex {
             (lo, binom(4 * b.lead as u32 + 4, bm) - lo)
         };
         let mut men_offset = Vec::with_capacity(black_sets as usize + 1);
+        let mut sets = Vec::with_capacity(black_sets as usize);
         let mut total = 0u64;
         for r in 0..black_sets {
             men_offset.push(total);
@@ -355,6 +401,7 @@ impl TableIndex {
             } else {
                 colex_unrank(r + black_base, bm)
             };
+            sets.push(black_men);
             total += white_sets(black_men, w);
         }
         men_offset.push(total);
@@ -364,6 +411,7 @@ impl TableIndex {
         TableIndex {
             key,
             men_offset,
+            black_sets: sets,
             black_base,
             kings,
             white_kings,
@@ -409,6 +457,71 @@ impl TableIndex {
             + wk_rank
     }
 
+    /// Calls `f(index, position)` for every index in `range` in
+    /// increasing order: the same as [`TableIndex::position`] on each, but
+    /// the kings advance incrementally (next combination) instead of being
+    /// unranked each time.
+    pub fn for_each_position(&self, range: std::ops::Range<u64>, mut f: impl FnMut(u64, Position)) {
+        let (start, end) = (range.start, range.end.min(self.size));
+        if start >= end {
+            return;
+        }
+        let nbk = self.key.black.kings as u32;
+        let nwk = self.key.white.kings as u32;
+        let mut idx = start;
+        while idx < end {
+            let first = self.position(idx);
+            let (b, w, k, _) = first.parts();
+            let black_men = b & !k;
+            let white_men = w & !k;
+            let free = !(black_men | white_men);
+            let mut free_sq = [0u8; 32];
+            for (i, sq) in crate::square::Squares(free).enumerate() {
+                free_sq[i] = sq.index();
+            }
+            let kings_idx = idx % self.kings;
+            let mut bk_dense = colex_unrank(kings_idx / self.white_kings, nbk) as u64;
+            let mut wk_rank = kings_idx % self.white_kings;
+            let bk_end = 1u64 << free.count_ones();
+            // One men placement: every remaining king placement.
+            while bk_dense < bk_end || nbk == 0 {
+                let black_kings = map_dense(bk_dense as u32, &free_sq);
+                let free2 = free & !black_kings;
+                let mut free2_sq = [0u8; 32];
+                for (i, sq) in crate::square::Squares(free2).enumerate() {
+                    free2_sq[i] = sq.index();
+                }
+                let wk_end = 1u64 << free2.count_ones();
+                let mut wk_dense = colex_unrank(wk_rank, nwk) as u64;
+                while wk_dense < wk_end || nwk == 0 {
+                    let white_kings = map_dense(wk_dense as u32, &free2_sq);
+                    f(
+                        idx,
+                        Position::from_bitboards_unchecked(
+                            black_men | black_kings,
+                            white_men | white_kings,
+                            black_kings | white_kings,
+                            Color::Black,
+                        ),
+                    );
+                    idx += 1;
+                    if idx == end {
+                        return;
+                    }
+                    if nwk == 0 {
+                        break;
+                    }
+                    wk_dense = next_combination(wk_dense);
+                }
+                wk_rank = 0;
+                if nbk == 0 {
+                    break;
+                }
+                bk_dense = next_combination(bk_dense);
+            }
+        }
+    }
+
     /// The position with index `idx < size()` (Black to move).
     pub fn position(&self, idx: u64) -> Position {
         debug_assert!(idx < self.size);
@@ -418,11 +531,7 @@ impl TableIndex {
         let white_rank = men_idx - self.men_offset[black_rank];
         let b = self.key.black;
         let w = self.key.white;
-        let black_men = if b.men == 0 {
-            0
-        } else {
-            colex_unrank(black_rank as u64 + self.black_base, b.men as u32)
-        };
+        let black_men = self.black_sets[black_rank];
         let avail = white_universe(black_men, w);
         let white_men = if w.men == 0 {
             0
@@ -446,6 +555,18 @@ impl TableIndex {
             Color::Black,
         )
     }
+}
+
+/// The squares `squares[p]` for each dense position `p` set in `dense`.
+#[inline(always)]
+fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
+    let mut out = 0;
+    let mut d = dense;
+    while d != 0 {
+        out |= 1 << squares[d.trailing_zeros() as usize];
+        d &= d - 1;
+    }
+    out
 }
 
 /// Squares (White's frame) available to White's men given Black's men:
@@ -491,6 +612,13 @@ mod tests {
 
     #[test]
     fn colex_round_trips() {
+        for k in 0..7 {
+            for r in (0..binom(32, k)).step_by(97) {
+                let s = colex_unrank(r, k);
+                assert_eq!(colex_rank(s), r);
+                assert_eq!(colex_unrank_search(r, k), s);
+            }
+        }
         for k in 0..4 {
             for r in 0..binom(10, k) {
                 let s = colex_unrank(r, k);
