@@ -37,7 +37,10 @@ fn db() -> &'static Egdb {
 #[test]
 fn known_positions_get_their_values() {
     let db = db();
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/known-positions.tsv");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/known-positions.tsv"
+    );
     let text = std::fs::read_to_string(path).expect("known-positions.tsv");
     let mut checked = 0;
     for line in text.lines() {
@@ -220,13 +223,23 @@ fn damaged(name: &str, f: impl FnOnce(&mut Vec<u8>)) -> (PathBuf, Result<Egdb, E
 
 #[test]
 fn damaged_files_are_refused_with_the_file_named() {
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut Vec<u8>)>)> = vec![
-        ("truncated", Box::new(|b: &mut Vec<u8>| b.truncate(b.len() - 3))),
-        ("truncated-header", Box::new(|b: &mut Vec<u8>| b.truncate(40))),
-        ("flipped", Box::new(|b: &mut Vec<u8>| {
-            let n = b.len();
-            b[n - 2] ^= 0x10
-        })),
+    type Damage = Box<dyn FnOnce(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Damage)> = vec![
+        (
+            "truncated",
+            Box::new(|b: &mut Vec<u8>| b.truncate(b.len() - 3)),
+        ),
+        (
+            "truncated-header",
+            Box::new(|b: &mut Vec<u8>| b.truncate(40)),
+        ),
+        (
+            "flipped",
+            Box::new(|b: &mut Vec<u8>| {
+                let n = b.len();
+                b[n - 2] ^= 0x10
+            }),
+        ),
         ("flipped-header", Box::new(|b: &mut Vec<u8>| b[50] ^= 1)),
         ("version", Box::new(|b: &mut Vec<u8>| b[8] = 9)),
         ("magic", Box::new(|b: &mut Vec<u8>| b[0] = b'X')),

@@ -225,10 +225,7 @@ impl BuildProgress for BarProgress {
                 overall.inc(1);
                 let _ = multi.println(line);
             }
-            None => eprintln!(
-                "[{:>7.1}s] {line}",
-                self.started.elapsed().as_secs_f64()
-            ),
+            None => eprintln!("[{:>7.1}s] {line}", self.started.elapsed().as_secs_f64()),
         }
     }
 }
@@ -416,7 +413,10 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     for name in names {
         let path = dir.join(&name);
         if name.ends_with(".tmp") {
-            eprintln!("note: {} is an unfinished build (rebuilt by the next build)", path.display());
+            eprintln!(
+                "note: {} is an unfinished build (rebuilt by the next build)",
+                path.display()
+            );
             continue;
         }
         let Some(s) = name.strip_suffix(".egdb").and_then(SliceKey::parse) else {
@@ -424,7 +424,11 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
             continue;
         };
         if s.file_name() != name {
-            eprintln!("problem: {} should be named {}", path.display(), s.file_name());
+            eprintln!(
+                "problem: {} should be named {}",
+                path.display(),
+                s.file_name()
+            );
             problems += 1;
             continue;
         }
@@ -507,7 +511,11 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
             t.elapsed().as_secs_f64()
         );
     }
-    anyhow::ensure!(problems == 0, "{problems} problems found in {}", dir.display());
+    anyhow::ensure!(
+        problems == 0,
+        "{problems} problems found in {}",
+        dir.display()
+    );
     Ok(())
 }
 

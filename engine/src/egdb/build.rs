@@ -99,7 +99,7 @@ pub fn solve_slice(
     slice: SliceKey,
     db: &Egdb,
     progress: &dyn BuildProgress,
-) -> Result<(Vec<Vec<u8>>, Vec<Counts>, u32), EgdbError> {
+) -> Result<Solved, EgdbError> {
     let keys = slice.tables();
     let tables: Vec<TableIndex> = keys.iter().map(|&k| TableIndex::new(k)).collect();
     // The table holding the successors of table t (after colour reversal).
@@ -251,7 +251,23 @@ pub fn solve_slice(
         values.push(v);
         counts.push(c);
     }
-    Ok((values, counts, levels))
+    Ok(Solved {
+        values,
+        counts,
+        levels,
+    })
+}
+
+/// The result of [`solve_slice`].
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// Value codes per table ([`codec`] codes; capture positions are
+    /// don't-care).
+    pub values: Vec<Vec<u8>>,
+    /// Value counts per table (capture positions included).
+    pub counts: Vec<Counts>,
+    /// Propagation levels.
+    pub levels: u32,
 }
 
 enum Missing {
@@ -289,7 +305,11 @@ fn first_pass(
         let mut best = Value::Loss;
         for m in list.iter() {
             let s = pos.play_unchecked(m);
-            let v = db.probe_with_source(&s).ok_or(Missing::Probe(s))?.0.negate();
+            let v = db
+                .probe_with_source(&s)
+                .ok_or(Missing::Probe(s))?
+                .0
+                .negate();
             best = best.max(v);
             if best == Value::Win {
                 break;
@@ -309,7 +329,11 @@ fn first_pass(
         if TableKey::of(&s) == succ_key {
             count += 1;
         } else {
-            let v = db.probe_with_source(&s).ok_or(Missing::Probe(s))?.0.negate();
+            let v = db
+                .probe_with_source(&s)
+                .ok_or(Missing::Probe(s))?
+                .0
+                .negate();
             if v == Value::Win {
                 return Ok(S_WIN);
             }
@@ -389,7 +413,11 @@ pub fn build_slice(
         .map(|k| TableIndex::new(k).size())
         .sum();
     progress.slice_started(&slice.name(), positions, number, of);
-    let (values, counts, levels) = solve_slice(slice, db, progress)?;
+    let Solved {
+        values,
+        counts,
+        levels,
+    } = solve_slice(slice, db, progress)?;
     let image = file::encode_slice(slice, &values, &counts);
     drop(values);
     let path = file::publish(db.dir(), &slice.file_name(), &image)?;

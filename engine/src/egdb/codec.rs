@@ -33,7 +33,11 @@ const TAG_RUNS: u8 = 4;
 /// previous value, or the first stored value at the start).
 fn fill(values: &[u8], out: &mut Vec<u8>) {
     out.clear();
-    let first = values.iter().copied().find(|&v| v != DONT_CARE).unwrap_or(LOSS);
+    let first = values
+        .iter()
+        .copied()
+        .find(|&v| v != DONT_CARE)
+        .unwrap_or(LOSS);
     let mut cur = first;
     for &v in values {
         if v != DONT_CARE {
@@ -233,7 +237,9 @@ mod tests {
         check(&v);
         v = (0..777).map(|i| ((i * 7 + i / 5) % 3) as u8).collect();
         check(&v);
-        v = (0..20000).map(|i| if i < 19000 { DRAW } else { LOSS }).collect();
+        v = (0..20000)
+            .map(|i| if i < 19000 { DRAW } else { LOSS })
+            .collect();
         check(&v);
     }
 

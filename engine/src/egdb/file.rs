@@ -271,9 +271,8 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
     }
     let data_len: usize = blocks.iter().map(|b| b.len()).sum();
     assert!(data_len <= u32::MAX as usize, "slice data over 4 GiB");
-    let mut image = Vec::with_capacity(
-        HEADER_LEN + index_len(blocks.len() as u64) as usize + data_len,
-    );
+    let mut image =
+        Vec::with_capacity(HEADER_LEN + index_len(blocks.len() as u64) as usize + data_len);
     let header = Header {
         slice,
         tables: values.len(),
@@ -412,7 +411,11 @@ impl SliceFile {
     }
 
     /// Checks an in-memory file image as [`SliceFile::open`] does.
-    pub fn from_image(path: &Path, slice: SliceKey, image: Vec<u8>) -> Result<SliceFile, EgdbError> {
+    pub fn from_image(
+        path: &Path,
+        slice: SliceKey,
+        image: Vec<u8>,
+    ) -> Result<SliceFile, EgdbError> {
         SliceFile::from_bytes(path, slice, Bytes::Owned(image))
     }
 
@@ -447,13 +450,19 @@ impl SliceFile {
                 ));
             }
             if header.counts[i].total() != t.size() {
-                return Err(corrupted(48 + 24 * i as u64, "value counts do not add up".into()));
+                return Err(corrupted(
+                    48 + 24 * i as u64,
+                    "value counts do not add up".into(),
+                ));
             }
             first_block[i] = nblocks;
             nblocks += t.size().div_ceil(bp);
         }
         if header.blocks != nblocks {
-            return Err(corrupted(96, format!("{} blocks, expected {nblocks}", header.blocks)));
+            return Err(corrupted(
+                96,
+                format!("{} blocks, expected {nblocks}", header.blocks),
+            ));
         }
         let ilen = index_len(nblocks);
         let expected_len = HEADER_LEN as u64 + ilen + header.data_len;

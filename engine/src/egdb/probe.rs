@@ -64,11 +64,7 @@ impl Egdb {
     /// Adds an opened slice (replacing one with the same name).
     pub fn add(&mut self, file: SliceFile) {
         let slice = file.header().slice;
-        let n = if let Some(i) = self
-            .slices
-            .iter()
-            .position(|f| f.header().slice == slice)
-        {
+        let n = if let Some(i) = self.slices.iter().position(|f| f.header().slice == slice) {
             self.slices[i] = file;
             i
         } else {
@@ -210,7 +206,7 @@ fn fs_check_dir(dir: &Path) -> Result<(), EgdbError> {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(EgdbError::Io {
             path: dir.to_path_buf(),
-            source: std::io::Error::new(std::io::ErrorKind::Other, "not a folder"),
+            source: std::io::Error::other("not a folder"),
         }),
         Err(source) => Err(EgdbError::Io {
             path: dir.to_path_buf(),

@@ -112,7 +112,8 @@ fn parse_side(s: &str) -> Option<Side> {
         lead: lead.parse().ok()?,
     };
     let has_lead = rest.contains('@');
-    (side.is_valid() && has_lead == (side.men > 0) && side.men <= 7 && side.kings <= 7).then_some(side)
+    (side.is_valid() && has_lead == (side.men > 0) && side.men <= 7 && side.kings <= 7)
+        .then_some(side)
 }
 
 impl fmt::Display for SliceKey {
