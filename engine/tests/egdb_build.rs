@@ -34,9 +34,9 @@ fn db() -> &'static Egdb {
     })
 }
 
-#[test]
-fn known_positions_get_their_values() {
-    let db = db();
+/// Checks every position of known-positions.tsv with at most `max`
+/// pieces; returns how many.
+fn check_known(db: &Egdb, max: u32) -> usize {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/data/known-positions.tsv"
@@ -49,7 +49,7 @@ fn known_positions_get_their_values() {
         }
         let f: Vec<&str> = line.split('\t').collect();
         let pieces: u32 = f[0].parse().unwrap();
-        if pieces > PIECES {
+        if pieces > max {
             continue;
         }
         let pos = parse_fen(f[1]).unwrap();
@@ -63,7 +63,38 @@ fn known_positions_get_their_values() {
         assert_eq!(db.probe(&pos.flipped()), Some(want), "flipped {}", f[1]);
         checked += 1;
     }
+    checked
+}
+
+#[test]
+fn known_positions_get_their_values() {
+    let checked = check_known(db(), PIECES);
     assert!(checked >= 6, "only {checked} known positions checked");
+}
+
+/// Builds 5 pieces in a temporary folder (about a minute in release):
+/// known values and full consistency.
+#[test]
+#[ignore]
+fn five_pieces_known_values_and_consistency() {
+    let dir = temp_dir("five");
+    let db = ensure(&dir, 5, &NoProgress).expect("build");
+    assert!(check_known(&db, 5) >= 12);
+    for f in db.slices() {
+        let r = verify_slice(&db, f, &|_| {}).unwrap();
+        assert_eq!(r.inconsistent, 0, "{:?}", r.examples);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Known values of up to 6 pieces, in $CHECKERS_EGDB (built there first
+/// if missing: tens of minutes).
+#[test]
+#[ignore]
+fn six_pieces_known_values() {
+    let dir = engine::egdb::default_dir();
+    let db = ensure(&dir, 6, &NoProgress).expect("build");
+    assert!(check_known(&db, 6) >= 18);
 }
 
 type Key = (u32, u32, u32, Color);

@@ -314,7 +314,7 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
 pub fn publish(dir: &Path, file_name: &str, image: &[u8]) -> Result<PathBuf, EgdbError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| EgdbError::Io { path, source }
+        move |error| EgdbError::Io { path, error }
     };
     fs::create_dir_all(dir).map_err(io(dir))?;
     let tmp = dir.join(format!("{file_name}.tmp"));
@@ -388,24 +388,15 @@ impl SliceFile {
     /// Opens and checks `path`, expected to hold `slice`: magic, version,
     /// slice description, sizes, layout and checksum.
     pub fn open(path: &Path, slice: SliceKey) -> Result<SliceFile, EgdbError> {
-        let f = File::open(path).map_err(|source| EgdbError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let f = File::open(path).map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?;
         let len = f
             .metadata()
-            .map_err(|source| EgdbError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?
+            .map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?
             .len();
         let bytes = if len == 0 {
             Bytes::Owned(Vec::new())
         } else {
-            Bytes::Map(map_readonly(&f).map_err(|source| EgdbError::Io {
-                path: path.to_path_buf(),
-                source,
-            })?)
+            Bytes::Map(map_readonly(&f).map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?)
         };
         SliceFile::from_bytes(path, slice, bytes)
     }

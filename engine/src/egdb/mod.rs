@@ -37,12 +37,12 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum EgdbError {
     /// A file or folder could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The path involved.
         path: PathBuf,
         /// The system error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// A file is not an endgame database file of this program.
     #[error("{file}: not a checkers endgame database file (bad magic)")]

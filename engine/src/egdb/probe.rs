@@ -206,11 +206,11 @@ fn fs_check_dir(dir: &Path) -> Result<(), EgdbError> {
         Ok(m) if m.is_dir() => Ok(()),
         Ok(_) => Err(EgdbError::Io {
             path: dir.to_path_buf(),
-            source: std::io::Error::other("not a folder"),
+            error: std::io::Error::other("not a folder"),
         }),
-        Err(source) => Err(EgdbError::Io {
+        Err(error) => Err(EgdbError::Io {
             path: dir.to_path_buf(),
-            source,
+            error,
         }),
     }
 }

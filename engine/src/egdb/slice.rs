@@ -88,14 +88,14 @@ impl SliceKey {
         Some(SliceKey::of(key))
     }
 
-    /// The slices whose values the build of this one reads: those reached
-    /// by one capture, promotion or advance of a leading man from any of its
-    /// positions, which is a subset of the listed candidates. Conservative:
-    /// every slice with fewer pieces (up to 1 fewer suffices for values of
-    /// one capture, but captures chain through probes), the same pieces and
-    /// fewer men, or the same material with a higher lead.
+    /// Whether building this slice may read `other`: every slice with fewer
+    /// pieces (captures, chained through capture searches), with the same
+    /// pieces and fewer men (promotions), or with the same pieces and men
+    /// and a larger sum of leads (a man passing the lead). Slices of one
+    /// level (pieces, men, lead sum) never read each other, so they can be
+    /// built in parallel (cluster array jobs).
     pub fn depends_on(&self, other: &SliceKey) -> bool {
-        order_key(other) < order_key(self)
+        level(other) < level(self)
     }
 }
 
@@ -120,6 +120,12 @@ impl fmt::Display for SliceKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
     }
+}
+
+/// The build level: (pieces, men, minus the sum of the leads).
+fn level(s: &SliceKey) -> (u32, u32, i32) {
+    let t = s.canonical();
+    (s.pieces(), s.men(), -((t.black.lead + t.white.lead) as i32))
 }
 
 /// Sort key of the build order: dependencies come first.
