@@ -81,10 +81,23 @@ fn table_sizes_add_up_to_the_published_counts() {
             .sum();
         assert_eq!(total, expected(n as u64).1, "{n} pieces");
     }
-    // Figures printed for the report.
+    // Figures printed for the report (`-- --nocapture`).
     for n in 2..=7u64 {
         let (all, both) = expected(n);
-        println!("{n} pieces: A055213 {all}, both sides present {both}");
+        let slices = slices_with(n as u32);
+        let (largest, size) = slices
+            .iter()
+            .map(|s| {
+                let size: u64 = s.tables().into_iter().map(|t| TableIndex::new(t).size()).sum();
+                (s.name(), size)
+            })
+            .max_by_key(|x| x.1)
+            .unwrap();
+        println!(
+            "{n} pieces: A055213 {all}, both sides present {both}, {} slices, largest {largest} \
+             with {size} positions",
+            slices.len()
+        );
     }
 }
 
