@@ -374,15 +374,16 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     println!(
-        "{}: complete up to {} pieces. Values are for the side to move over the stored \
-         positions (Black to move; each stands for itself and its colour-reversed \
-         position with White to move).",
+        "{}: complete up to {} pieces. positions: stored (Black to move) = placements \
+         without side to move; with side: twice that (each stored position also stands \
+         for its colour-reversed position with White to move); wins/draws/losses for the \
+         side to move over the stored positions; side/B: positions with side per byte.",
         dir.display(),
         db.max_pieces()
     );
     let head = format!(
         "{:<22} {:>14} {:>14} {:>13} {:>13} {:>13} {:>12} {:>8}",
-        "slice", "positions", "with side", "wins", "draws", "losses", "bytes", "pos/byte"
+        "slice", "positions", "with side", "wins", "draws", "losses", "bytes", "side/B"
     );
     println!("{head}");
     for (s, t) in &per_slice {
