@@ -1,15 +1,24 @@
 //! Where commands get their exact-value sources: the endgame databases
 //! (built on first use) and, later, the proof store.
 
+use engine::egdb::{default_dir, ensure};
 use engine::{NoOracle, Oracle};
 use std::sync::Arc;
 
 #[allow(dead_code)] // used once the commands that take --egdb-pieces land
 /// The endgame databases up to `pieces` pieces as an [`Oracle`], built
-/// first if missing. `0` means no databases.
+/// first if missing (with progress bars) in the default folder
+/// (`$CHECKERS_EGDB`, else `$HOME/.cache/checkers/egdb`). `0` means no
+/// databases.
+// Called by the search commands (bestmove, solve, ballots) on their
+// branches; unused until they are merged.
+#[allow(dead_code)]
 pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {
         return Ok(Arc::new(NoOracle));
     }
-    anyhow::bail!("endgame databases are not wired into the CLI yet (asked for {pieces} pieces)")
+    let dir = default_dir();
+    let progress = crate::cmd::egdb::BarProgress::new();
+    let db = ensure(&dir, pieces, &progress)?;
+    Ok(Arc::new(db))
 }

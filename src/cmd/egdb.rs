@@ -1,10 +1,590 @@
-//! `checkers egdb` (not built yet).
+//! `checkers egdb`: endgame databases: build, probe, stats, verify, bench.
 
-/// Arguments (none yet).
+use anyhow::Context;
+use clap::Subcommand;
+use engine::egdb::build::{build_one, SliceStats};
+use engine::egdb::file::SliceFile;
+use engine::egdb::index::{TableIndex, MAX_PIECES};
+use engine::egdb::probe::Source;
+use engine::egdb::slice::{all_slices, SliceKey};
+use engine::egdb::verify::verify_slice;
+use engine::egdb::{default_dir, ensure, BuildProgress, Egdb, EgdbError};
+use engine::notation::fen::parse_fen;
+use engine::{Oracle, Position};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// Endgame databases: the exact value of every position with few pieces.
+///
+/// Databases live in DIR: `--dir`, else `$CHECKERS_EGDB`, else
+/// `$HOME/.cache/checkers/egdb`. One file per slice (material and the rank
+/// of each side's leading man); format in docs/egdb-format.txt.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
 
-/// Not built yet: says so and fails.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`checkers egdb` is not built yet")
+#[derive(Subcommand)]
+enum Command {
+    /// Build every missing slice up to N pieces (resumable: finished
+    /// slices are kept, an interrupted one is rebuilt).
+    Build(BuildArgs),
+    /// Print the value of a position and where it came from.
+    Probe(ProbeArgs),
+    /// Positions, wins, draws, losses and bytes per slice and piece count.
+    Stats(StatsArgs),
+    /// Check every file's header and checksum; with --full, re-derive every
+    /// stored value from its successors. Exits 1 on any problem.
+    Verify(VerifyArgs),
+    /// Measure probe speed on random positions without a capture.
+    Bench(BenchArgs),
+}
+
+/// Where the databases are.
+#[derive(clap::Args)]
+struct DirArg {
+    /// Database folder (default: $CHECKERS_EGDB, else
+    /// $HOME/.cache/checkers/egdb).
+    #[arg(long)]
+    dir: Option<PathBuf>,
+}
+
+impl DirArg {
+    fn get(&self) -> PathBuf {
+        self.dir.clone().unwrap_or_else(default_dir)
+    }
+}
+
+#[derive(clap::Args)]
+struct BuildArgs {
+    /// Build every slice with up to this many pieces.
+    #[arg(long, required_unless_present = "slice")]
+    pieces: Option<u32>,
+    #[command(flatten)]
+    dir: DirArg,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Build only this slice (e.g. 2m1k@5-1m0k@3); every slice it depends
+    /// on must be present (for cluster array jobs).
+    #[arg(long)]
+    slice: Option<String>,
+}
+
+#[derive(clap::Args)]
+struct ProbeArgs {
+    /// Position as PDN FEN, e.g. "W:WK19,K23:B12,K28".
+    fen: String,
+    #[command(flatten)]
+    dir: DirArg,
+}
+
+#[derive(clap::Args)]
+struct StatsArgs {
+    /// Only slices with at most this many pieces.
+    #[arg(long)]
+    pieces: Option<u32>,
+    #[command(flatten)]
+    dir: DirArg,
+    /// JSON output (one object).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
+struct VerifyArgs {
+    /// Also re-derive every stored value from its successors.
+    #[arg(long)]
+    full: bool,
+    #[command(flatten)]
+    dir: DirArg,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Largest piece count of the probed positions (all its slices must be
+    /// built).
+    #[arg(long, default_value_t = 6)]
+    pieces: u32,
+    /// Number of distinct random positions.
+    #[arg(long, default_value_t = 1_000_000)]
+    positions: usize,
+    /// Passes over the positions; the best pass is reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: u32,
+    #[command(flatten)]
+    dir: DirArg,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Command::Build(a) => build(a),
+        Command::Probe(a) => probe(a),
+        Command::Stats(a) => stats(a),
+        Command::Verify(a) => verify(a),
+        Command::Bench(a) => bench(a),
+    }
+}
+
+/// Build progress: indicatif bars (overall and per slice) on a terminal,
+/// plain log lines otherwise.
+pub struct BarProgress {
+    bars: Option<(MultiProgress, ProgressBar, Mutex<Option<ProgressBar>>)>,
+    started: Instant,
+}
+
+impl BarProgress {
+    /// Bars when stderr is a terminal, log lines otherwise.
+    pub fn new() -> BarProgress {
+        let bars = std::io::stderr().is_terminal().then(|| {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            let overall = multi.add(ProgressBar::new(0));
+            overall.set_style(
+                ProgressStyle::with_template("slices {pos}/{len} [{elapsed_precise}] {wide_msg}")
+                    .expect("template"),
+            );
+            (multi, overall, Mutex::new(None))
+        });
+        BarProgress {
+            bars,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Default for BarProgress {
+    fn default() -> Self {
+        BarProgress::new()
+    }
+}
+
+impl BuildProgress for BarProgress {
+    fn slice_started(&self, slice: &str, positions: u64, number: usize, of: usize) {
+        match &self.bars {
+            Some((multi, overall, cur)) => {
+                overall.set_length(of as u64);
+                overall.set_position(number as u64 - 1);
+                overall.set_message(slice.to_string());
+                let bar = multi.add(ProgressBar::new(positions));
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{prefix} [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
+                    )
+                    .expect("template")
+                    .progress_chars("=> "),
+                );
+                bar.set_prefix(slice.to_string());
+                *cur.lock().expect("no poisoning") = Some(bar);
+            }
+            None => eprintln!(
+                "[{:>7.1}s] slice {number}/{of} {slice}: {positions} positions",
+                self.started.elapsed().as_secs_f64()
+            ),
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some((_, _, cur)) = &self.bars {
+            if let Some(b) = cur.lock().expect("no poisoning").as_ref() {
+                b.inc(n);
+            }
+        }
+    }
+
+    fn propagating(&self, level: u32, decided: u64) {
+        if let Some((_, _, cur)) = &self.bars {
+            if let Some(b) = cur.lock().expect("no poisoning").as_ref() {
+                b.set_message(format!("propagating: level {level}, {decided} decided"));
+            }
+        }
+    }
+
+    fn slice_finished(&self, slice: &str, s: &SliceStats) {
+        let line = format!(
+            "{slice}: {} positions, {} levels, {:.2} s, {} bytes ({:.1} positions/byte)",
+            s.positions,
+            s.levels,
+            s.seconds,
+            s.bytes,
+            s.positions as f64 / s.bytes.max(1) as f64
+        );
+        match &self.bars {
+            Some((multi, overall, cur)) => {
+                if let Some(b) = cur.lock().expect("no poisoning").take() {
+                    b.finish_and_clear();
+                    multi.remove(&b);
+                }
+                overall.inc(1);
+                let _ = multi.println(line);
+            }
+            None => eprintln!("[{:>7.1}s] {line}", self.started.elapsed().as_secs_f64()),
+        }
+    }
+}
+
+fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
+    crate::cmd::bench::thread_pool(threads)
+}
+
+fn build(a: BuildArgs) -> anyhow::Result<()> {
+    let dir = a.dir.get();
+    let pool = thread_pool(a.threads)?;
+    let progress = BarProgress::new();
+    let t = Instant::now();
+    pool.install(|| -> anyhow::Result<()> {
+        if let Some(name) = &a.slice {
+            let s = SliceKey::parse(name).ok_or_else(|| EgdbError::BadSliceName(name.clone()))?;
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            build_one(&dir, s, &progress)?;
+        } else {
+            let n = a.pieces.expect("clap requires --pieces without --slice");
+            anyhow::ensure!(n >= 2, "--pieces must be at least 2");
+            let db = ensure(&dir, n, &progress)?;
+            eprintln!(
+                "{}: all slices up to {} pieces present ({} files) after {:.1} s",
+                dir.display(),
+                db.max_pieces(),
+                db.slices().len(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+        Ok(())
+    })
+}
+
+fn probe(a: ProbeArgs) -> anyhow::Result<()> {
+    let dir = a.dir.get();
+    let pos = parse_fen(&a.fen).with_context(|| format!("bad FEN {:?}", a.fen))?;
+    let db = Egdb::open(&dir)?;
+    let n = pos.piece_count();
+    match db.probe_with_source(&pos) {
+        Some((v, src)) => {
+            let from = match src {
+                Source::Stored => "from the database",
+                Source::CaptureSearch => "by a capture search at probe time",
+                Source::Trivial => "a side has no piece",
+            };
+            println!("{v} ({from})");
+            Ok(())
+        }
+        None => anyhow::bail!(
+            "{} has {n} pieces; the databases in {} cover positions up to {} pieces \
+             (build more with `checkers egdb build --pieces {n}`)",
+            a.fen,
+            dir.display(),
+            db.max_pieces()
+        ),
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    slices: u64,
+    placements: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+    bytes: u64,
+}
+
+impl Tally {
+    fn add(&mut self, o: &Tally) {
+        self.slices += o.slices;
+        self.placements += o.placements;
+        self.wins += o.wins;
+        self.draws += o.draws;
+        self.losses += o.losses;
+        self.bytes += o.bytes;
+    }
+    fn json(&self, name: &str) -> serde_json::Value {
+        serde_json::json!({
+            "name": name,
+            "slices": self.slices,
+            "positions_without_side": self.placements,
+            "positions_with_side": 2 * self.placements,
+            "stored_black_to_move": self.placements,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "bytes": self.bytes,
+            "positions_per_byte": 2.0 * self.placements as f64 / self.bytes.max(1) as f64,
+        })
+    }
+    fn line(&self, name: &str) -> String {
+        format!(
+            "{name:<22} {:>14} {:>14} {:>13} {:>13} {:>13} {:>12} {:>8.1}",
+            self.placements,
+            2 * self.placements,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.bytes,
+            2.0 * self.placements as f64 / self.bytes.max(1) as f64
+        )
+    }
+}
+
+fn stats(a: StatsArgs) -> anyhow::Result<()> {
+    let dir = a.dir.get();
+    let db = Egdb::open(&dir)?;
+    let max = a.pieces.unwrap_or(MAX_PIECES);
+    let mut per_slice = Vec::new();
+    let mut per_count = vec![Tally::default(); MAX_PIECES as usize + 1];
+    for s in all_slices(max) {
+        let Some(f) = db.slice_file(&s) else { continue };
+        let h = f.header();
+        let mut t = Tally {
+            slices: 1,
+            bytes: f.file_len(),
+            ..Tally::default()
+        };
+        for i in 0..h.tables {
+            t.placements += h.sizes[i];
+            t.wins += h.counts[i].wins;
+            t.draws += h.counts[i].draws;
+            t.losses += h.counts[i].losses;
+        }
+        per_count[s.pieces() as usize].add(&t);
+        per_slice.push((s, t));
+    }
+    let mut total = Tally::default();
+    for t in &per_count {
+        total.add(t);
+    }
+    if a.json {
+        let out = serde_json::json!({
+            "dir": dir.display().to_string(),
+            "max_pieces": db.max_pieces(),
+            "note": "wins/draws/losses count the stored positions (Black to move); \
+                     each also stands for its colour-reversed position with White to move",
+            "slices": per_slice.iter().map(|(s, t)| t.json(&s.name())).collect::<Vec<_>>(),
+            "pieces": per_count.iter().enumerate().filter(|(_, t)| t.slices > 0)
+                .map(|(n, t)| t.json(&n.to_string())).collect::<Vec<_>>(),
+            "total": total.json("total"),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{}: complete up to {} pieces. positions: stored (Black to move) = placements \
+         without side to move; with side: twice that (each stored position also stands \
+         for its colour-reversed position with White to move); wins/draws/losses for the \
+         side to move over the stored positions; side/B: positions with side per byte.",
+        dir.display(),
+        db.max_pieces()
+    );
+    let head = format!(
+        "{:<22} {:>14} {:>14} {:>13} {:>13} {:>13} {:>12} {:>8}",
+        "slice", "positions", "with side", "wins", "draws", "losses", "bytes", "side/B"
+    );
+    println!("{head}");
+    for (s, t) in &per_slice {
+        println!("{}", t.line(&s.name()));
+    }
+    println!("\n{head}");
+    for (n, t) in per_count.iter().enumerate() {
+        if t.slices > 0 {
+            println!("{}", t.line(&format!("{n} pieces ({} slices)", t.slices)));
+        }
+    }
+    println!("{}", total.line("total"));
+    Ok(())
+}
+
+fn verify(a: VerifyArgs) -> anyhow::Result<()> {
+    let dir = a.dir.get();
+    let pool = thread_pool(a.threads)?;
+    let entries = std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut problems = 0u64;
+    let mut files = 0;
+    let mut db = Egdb::empty(&dir);
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = dir.join(&name);
+        if name.ends_with(".tmp") {
+            eprintln!(
+                "note: {} is an unfinished build (rebuilt by the next build)",
+                path.display()
+            );
+            continue;
+        }
+        let Some(s) = name.strip_suffix(".egdb").and_then(SliceKey::parse) else {
+            eprintln!("note: {} is not a slice file, ignored", path.display());
+            continue;
+        };
+        if s.file_name() != name {
+            eprintln!(
+                "problem: {} should be named {}",
+                path.display(),
+                s.file_name()
+            );
+            problems += 1;
+            continue;
+        }
+        files += 1;
+        match SliceFile::open(&path, s) {
+            Ok(f) => db.add(f),
+            Err(e) => {
+                eprintln!("problem: {e}");
+                problems += 1;
+            }
+        }
+    }
+    println!(
+        "{files} files, {problems} with a bad header, layout or checksum; complete up to {} pieces",
+        db.max_pieces()
+    );
+    if a.full {
+        let total: u64 = db
+            .slices()
+            .iter()
+            .map(|f| f.header().sizes.iter().sum::<u64>())
+            .sum();
+        let bar = if std::io::stderr().is_terminal() {
+            ProgressBar::new(total)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "verify [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
+            )
+            .expect("template")
+            .progress_chars("=> "),
+        );
+        let t = Instant::now();
+        let mut checked = 0u64;
+        let mut inconsistent = 0u64;
+        pool.install(|| -> anyhow::Result<()> {
+            for f in db.slices() {
+                bar.set_message(f.header().slice.name());
+                let r = match verify_slice(&db, f, &|n| bar.inc(n)) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        bar.suspend(|| eprintln!("problem: {e}"));
+                        problems += 1;
+                        continue;
+                    }
+                };
+                checked += r.checked;
+                inconsistent += r.inconsistent;
+                for x in &r.examples {
+                    bar.suspend(|| {
+                        eprintln!("inconsistent: slice {} {}: {}", x.slice, x.fen, x.what)
+                    });
+                }
+                if r.inconsistent > r.examples.len() as u64 {
+                    bar.suspend(|| {
+                        eprintln!(
+                            "inconsistent: slice {}: {} more",
+                            f.header().slice,
+                            r.inconsistent - r.examples.len() as u64
+                        )
+                    });
+                }
+                if !std::io::stderr().is_terminal() {
+                    eprintln!(
+                        "[{:>7.1}s] verified {}",
+                        t.elapsed().as_secs_f64(),
+                        f.header().slice
+                    );
+                }
+            }
+            Ok(())
+        })?;
+        bar.finish_and_clear();
+        problems += inconsistent;
+        println!(
+            "full check: {checked} stored positions re-derived from their successors, \
+             {inconsistent} inconsistent, {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    anyhow::ensure!(
+        problems == 0,
+        "{problems} problems found in {}",
+        dir.display()
+    );
+    Ok(())
+}
+
+fn bench(a: BenchArgs) -> anyhow::Result<()> {
+    let dir = a.dir.get();
+    let db = Egdb::open(&dir)?;
+    anyhow::ensure!(
+        db.max_pieces() >= a.pieces,
+        "{} holds complete databases up to {} pieces, the bench asks for {}",
+        dir.display(),
+        db.max_pieces(),
+        a.pieces
+    );
+    // Random positions without a capture: a table chosen with probability
+    // proportional to its size, a uniform index, half of them colour-
+    // reversed to White to move.
+    let tables: Vec<TableIndex> = all_slices(a.pieces)
+        .iter()
+        .flat_map(|s| s.tables())
+        .map(TableIndex::new)
+        .collect();
+    let mut cum = Vec::with_capacity(tables.len());
+    let mut total = 0u64;
+    for t in &tables {
+        total += t.size();
+        cum.push(total);
+    }
+    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut positions: Vec<Position> = Vec::with_capacity(a.positions);
+    while positions.len() < a.positions {
+        let r = rnd() % total;
+        let t = cum.partition_point(|&c| c <= r);
+        let p = tables[t].position(rnd() % tables[t].size());
+        if p.has_capture() {
+            continue;
+        }
+        positions.push(if rnd() & 1 == 1 { p.flipped() } else { p });
+    }
+    let mut best = f64::INFINITY;
+    let mut wins = 0;
+    for _ in 0..a.repeat.max(1) {
+        let t = Instant::now();
+        let mut w = 0u64;
+        for p in &positions {
+            match db.probe(p) {
+                Some(engine::Value::Win) => w += 1,
+                Some(_) => {}
+                None => anyhow::bail!("no value for {p:?}"),
+            }
+        }
+        best = best.min(t.elapsed().as_secs_f64());
+        wins = w;
+    }
+    println!(
+        "{} random positions of 2-{} pieces without capture ({} wins): {:.1} million probes/s, \
+         one thread, best of {} passes ({:.0} ns/probe)",
+        positions.len(),
+        a.pieces,
+        wins,
+        positions.len() as f64 / best / 1e6,
+        a.repeat.max(1),
+        best * 1e9 / positions.len() as f64
+    );
+    Ok(())
 }

@@ -1,0 +1,570 @@
+//! Slice files: header, block index, compressed blocks, checksum (layout
+//! in docs/egdb-format.txt). Files are written to a temporary name,
+//! synced and renamed, so a published file is always complete; they are
+//! read through a read-only memory map and never change once published.
+//!
+//! The checksum covers the whole file and is verified when a file is
+//! opened: a 64-bit multiply-rotate hash runs at several GB/s, so opening
+//! every 6-piece file costs well under a second, and a damaged file can
+//! never give a wrong value.
+
+use super::codec;
+use super::index::{Side, TableIndex, TableKey};
+use super::slice::SliceKey;
+use super::EgdbError;
+use memmap2::Mmap;
+use rayon::prelude::*;
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The first 8 bytes of every file.
+pub const MAGIC: [u8; 8] = *b"CKEGDB\r\n";
+/// The format version this program writes and reads.
+pub const VERSION: u32 = 1;
+/// Header length in bytes.
+pub const HEADER_LEN: usize = 128;
+/// Positions per block. At most 1024, so that 64 blocks fit in the
+/// 16-bit offsets of the block index.
+pub const BLOCK_POSITIONS: u32 = 1024;
+/// Blocks per group of the block index (one 32-bit base per group).
+pub const GROUP_BLOCKS: usize = 64;
+
+/// Bytes of the block index for `nblocks` blocks: a 32-bit base per group
+/// of 64 block boundaries, then a 16-bit delta per boundary
+/// (`nblocks + 1` boundaries).
+pub fn index_len(nblocks: u64) -> u64 {
+    let bounds = nblocks + 1;
+    4 * bounds.div_ceil(GROUP_BLOCKS as u64) + 2 * bounds
+}
+
+/// Win, draw and loss counts of one table (Black to move), capture
+/// positions included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Positions won by the side to move.
+    pub wins: u64,
+    /// Drawn positions.
+    pub draws: u64,
+    /// Positions lost by the side to move.
+    pub losses: u64,
+}
+
+impl Counts {
+    /// Total.
+    pub fn total(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+}
+
+/// The decoded header of a slice file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The slice.
+    pub slice: SliceKey,
+    /// Number of tables (1 or 2).
+    pub tables: usize,
+    /// Positions per block.
+    pub block_positions: u32,
+    /// Positions per table.
+    pub sizes: [u64; 2],
+    /// Value counts per table.
+    pub counts: [Counts; 2],
+    /// Number of blocks (all tables).
+    pub blocks: u64,
+    /// Length of the compressed data.
+    pub data_len: u64,
+    /// Checksum of the whole file with this field zeroed.
+    pub checksum: u64,
+}
+
+const CHECKSUM_AT: usize = 112;
+
+impl Header {
+    fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut h = [0u8; HEADER_LEN];
+        h[0..8].copy_from_slice(&MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12..16].copy_from_slice(&(HEADER_LEN as u32).to_le_bytes());
+        let t = self.slice.canonical();
+        h[16..22].copy_from_slice(&[
+            t.black.men,
+            t.black.kings,
+            t.black.lead,
+            t.white.men,
+            t.white.kings,
+            t.white.lead,
+        ]);
+        h[22] = self.tables as u8;
+        h[24..28].copy_from_slice(&self.block_positions.to_le_bytes());
+        for i in 0..2 {
+            h[32 + 8 * i..40 + 8 * i].copy_from_slice(&self.sizes[i].to_le_bytes());
+            let c = self.counts[i];
+            for (j, x) in [c.wins, c.draws, c.losses].into_iter().enumerate() {
+                let at = 48 + 24 * i + 8 * j;
+                h[at..at + 8].copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        h[96..104].copy_from_slice(&self.blocks.to_le_bytes());
+        h[104..112].copy_from_slice(&self.data_len.to_le_bytes());
+        h[CHECKSUM_AT..CHECKSUM_AT + 8].copy_from_slice(&self.checksum.to_le_bytes());
+        h
+    }
+
+    fn parse(file: &Path, b: &[u8]) -> Result<Header, EgdbError> {
+        let corrupted = |offset: u64, what: String| EgdbError::Corrupted {
+            file: file.to_path_buf(),
+            offset,
+            what,
+        };
+        if b.len() < 8 || b[0..8] != MAGIC {
+            return Err(EgdbError::Foreign {
+                file: file.to_path_buf(),
+            });
+        }
+        if b.len() < HEADER_LEN {
+            return Err(corrupted(
+                b.len() as u64,
+                format!("truncated header: {} of {HEADER_LEN} bytes", b.len()),
+            ));
+        }
+        let u32_at = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"));
+        let u64_at = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(EgdbError::WrongVersion {
+                file: file.to_path_buf(),
+                found: version,
+                expected: VERSION,
+            });
+        }
+        if u32_at(12) as usize != HEADER_LEN {
+            return Err(corrupted(12, format!("header length {}", u32_at(12))));
+        }
+        let side = |at: usize| Side {
+            men: b[at],
+            kings: b[at + 1],
+            lead: b[at + 2],
+        };
+        let key = TableKey {
+            black: side(16),
+            white: side(19),
+        };
+        if !key.black.is_valid()
+            || !key.white.is_valid()
+            || !key.is_canonical()
+            || key.black.men > 7
+            || key.black.kings > 7
+            || key.white.men > 7
+            || key.white.kings > 7
+        {
+            return Err(corrupted(16, "invalid slice description".into()));
+        }
+        let slice = SliceKey::of(key);
+        let tables = b[22] as usize;
+        if tables != slice.tables().len() {
+            return Err(corrupted(22, format!("{tables} tables")));
+        }
+        let block_positions = u32_at(24);
+        if block_positions == 0 {
+            return Err(corrupted(24, "zero positions per block".into()));
+        }
+        let mut counts = [Counts::default(); 2];
+        for (i, c) in counts.iter_mut().enumerate() {
+            c.wins = u64_at(48 + 24 * i);
+            c.draws = u64_at(56 + 24 * i);
+            c.losses = u64_at(64 + 24 * i);
+        }
+        Ok(Header {
+            slice,
+            tables,
+            block_positions,
+            sizes: [u64_at(32), u64_at(40)],
+            counts,
+            blocks: u64_at(96),
+            data_len: u64_at(104),
+            checksum: u64_at(CHECKSUM_AT),
+        })
+    }
+}
+
+/// Streaming 64-bit hash: per little-endian 8-byte word `w`,
+/// `h = rotl(h ^ w) * K`; every step is a bijection of `h`, so a change
+/// in any one word always changes the result. The final partial word is
+/// zero-padded and the length is mixed in.
+#[derive(Clone, Copy, Debug)]
+pub struct Checksum {
+    h: u64,
+    len: u64,
+}
+
+impl Default for Checksum {
+    fn default() -> Self {
+        Checksum {
+            h: 0x243F_6A88_85A3_08D3,
+            len: 0,
+        }
+    }
+}
+
+impl Checksum {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+    /// Feeds `bytes`; every call but the last must have a multiple of 8
+    /// bytes.
+    pub fn update(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        let mut h = self.h;
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            h = (h ^ w).rotate_left(23).wrapping_mul(Self::K);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            h = (h ^ u64::from_le_bytes(last))
+                .rotate_left(23)
+                .wrapping_mul(Self::K);
+        }
+        self.h = h;
+        self.len += bytes.len() as u64;
+    }
+
+    /// The hash.
+    pub fn finish(&self) -> u64 {
+        (self.h ^ self.len).rotate_left(31).wrapping_mul(Self::K)
+    }
+}
+
+/// Checksum of a whole file image (the checksum field counts as zero).
+/// `image` must be at least a header long.
+fn file_checksum(image: &[u8]) -> u64 {
+    let mut c = Checksum::default();
+    let mut head = [0u8; HEADER_LEN];
+    head.copy_from_slice(&image[..HEADER_LEN]);
+    head[CHECKSUM_AT..CHECKSUM_AT + 8].fill(0);
+    c.update(&head);
+    c.update(&image[HEADER_LEN..]);
+    c.finish()
+}
+
+/// Encodes the values of a slice (one `Vec` of codes per table, as in
+/// [`codec`]) into a complete file image.
+pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> Vec<u8> {
+    let bp = BLOCK_POSITIONS as usize;
+    let mut sizes = [0u64; 2];
+    let mut cnt = [Counts::default(); 2];
+    let mut blocks: Vec<Vec<u8>> = Vec::new();
+    for (t, v) in values.iter().enumerate() {
+        sizes[t] = v.len() as u64;
+        cnt[t] = counts[t];
+        let enc: Vec<Vec<u8>> = v
+            .par_chunks(bp)
+            .map(|c| {
+                let mut out = Vec::new();
+                codec::encode_block(c, &mut out);
+                out
+            })
+            .collect();
+        blocks.extend(enc);
+    }
+    let data_len: usize = blocks.iter().map(|b| b.len()).sum();
+    assert!(data_len <= u32::MAX as usize, "slice data over 4 GiB");
+    let mut image =
+        Vec::with_capacity(HEADER_LEN + index_len(blocks.len() as u64) as usize + data_len);
+    let header = Header {
+        slice,
+        tables: values.len(),
+        block_positions: BLOCK_POSITIONS,
+        sizes,
+        counts: cnt,
+        blocks: blocks.len() as u64,
+        data_len: data_len as u64,
+        checksum: 0,
+    };
+    image.extend_from_slice(&header.to_bytes());
+    let mut bounds = Vec::with_capacity(blocks.len() + 1);
+    let mut off = 0u32;
+    bounds.push(0);
+    for b in &blocks {
+        off += b.len() as u32;
+        bounds.push(off);
+    }
+    for g in bounds.chunks(GROUP_BLOCKS) {
+        image.extend_from_slice(&g[0].to_le_bytes());
+    }
+    for g in bounds.chunks(GROUP_BLOCKS) {
+        for &o in g {
+            let d = o - g[0];
+            assert!(d <= u16::MAX as u32, "block group over 64 KiB");
+            image.extend_from_slice(&(d as u16).to_le_bytes());
+        }
+    }
+    for b in &blocks {
+        image.extend_from_slice(b);
+    }
+    let sum = file_checksum(&image);
+    image[CHECKSUM_AT..CHECKSUM_AT + 8].copy_from_slice(&sum.to_le_bytes());
+    image
+}
+
+/// Publishes a file image atomically: writes `<name>.tmp`, syncs it,
+/// renames it to `<name>` and syncs the folder.
+pub fn publish(dir: &Path, file_name: &str, image: &[u8]) -> Result<PathBuf, EgdbError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |error| EgdbError::Io { path, error }
+    };
+    fs::create_dir_all(dir).map_err(io(dir))?;
+    let tmp = dir.join(format!("{file_name}.tmp"));
+    let dest = dir.join(file_name);
+    {
+        let mut f = File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(image).map_err(io(&tmp))?;
+        f.sync_all().map_err(io(&tmp))?;
+    }
+    fs::rename(&tmp, &dest).map_err(io(&dest))?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(dest)
+}
+
+/// The bytes of an opened file.
+enum Bytes {
+    Map(Mmap),
+    Owned(Vec<u8>),
+}
+
+impl Bytes {
+    #[inline(always)]
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Bytes::Map(m) => m,
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// Maps `file` read-only.
+///
+/// # Safety contract
+/// This is the one `unsafe` of the databases. A memory map is only sound
+/// while nobody modifies the file. Slice files are immutable once
+/// published: they are written under a temporary name and renamed into
+/// place, never rewritten (a rebuild publishes a new file by rename, which
+/// leaves the mapped old one intact). Users must not edit files in the
+/// database folder while a program has them open.
+fn map_readonly(file: &File) -> std::io::Result<Mmap> {
+    // SAFETY: see the contract above: published files are never modified.
+    unsafe { Mmap::map(file) }
+}
+
+/// An opened, checked slice file.
+pub struct SliceFile {
+    path: PathBuf,
+    header: Header,
+    tables: Vec<TableIndex>,
+    /// First block of each table.
+    first_block: [u64; 2],
+    bytes: Bytes,
+    data_start: usize,
+    /// Groups of the block index.
+    groups: usize,
+}
+
+/// Offset (in the data) of block boundary `i` of a file image whose
+/// block index has `groups` groups. `b` must hold the index.
+#[inline(always)]
+fn bound(b: &[u8], groups: usize, i: usize) -> u32 {
+    let g = HEADER_LEN + 4 * (i / GROUP_BLOCKS);
+    let base = u32::from_le_bytes([b[g], b[g + 1], b[g + 2], b[g + 3]]);
+    let d = HEADER_LEN + 4 * groups + 2 * i;
+    base + u16::from_le_bytes([b[d], b[d + 1]]) as u32
+}
+
+impl SliceFile {
+    /// Opens and checks `path`, expected to hold `slice`: magic, version,
+    /// slice description, sizes, layout and checksum.
+    pub fn open(path: &Path, slice: SliceKey) -> Result<SliceFile, EgdbError> {
+        let f = File::open(path).map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?;
+        let len = f
+            .metadata()
+            .map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?
+            .len();
+        let bytes = if len == 0 {
+            Bytes::Owned(Vec::new())
+        } else {
+            Bytes::Map(map_readonly(&f).map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?)
+        };
+        SliceFile::from_bytes(path, slice, bytes)
+    }
+
+    /// Checks an in-memory file image as [`SliceFile::open`] does.
+    pub fn from_image(
+        path: &Path,
+        slice: SliceKey,
+        image: Vec<u8>,
+    ) -> Result<SliceFile, EgdbError> {
+        SliceFile::from_bytes(path, slice, Bytes::Owned(image))
+    }
+
+    fn from_bytes(path: &Path, slice: SliceKey, bytes: Bytes) -> Result<SliceFile, EgdbError> {
+        let b = bytes.as_slice();
+        let header = Header::parse(path, b)?;
+        let corrupted = |offset: u64, what: String| EgdbError::Corrupted {
+            file: path.to_path_buf(),
+            offset,
+            what,
+        };
+        if header.slice != slice {
+            return Err(corrupted(
+                16,
+                format!("holds slice {}, expected {}", header.slice, slice),
+            ));
+        }
+        let tables: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
+        let bp = header.block_positions as u64;
+        let mut first_block = [0u64; 2];
+        let mut nblocks = 0u64;
+        for (i, t) in tables.iter().enumerate() {
+            if header.sizes[i] != t.size() {
+                return Err(corrupted(
+                    32 + 8 * i as u64,
+                    format!(
+                        "table {} has {} positions, expected {}",
+                        t.key(),
+                        header.sizes[i],
+                        t.size()
+                    ),
+                ));
+            }
+            if header.counts[i].total() != t.size() {
+                return Err(corrupted(
+                    48 + 24 * i as u64,
+                    "value counts do not add up".into(),
+                ));
+            }
+            first_block[i] = nblocks;
+            nblocks += t.size().div_ceil(bp);
+        }
+        if header.blocks != nblocks {
+            return Err(corrupted(
+                96,
+                format!("{} blocks, expected {nblocks}", header.blocks),
+            ));
+        }
+        let ilen = index_len(nblocks);
+        let expected_len = HEADER_LEN as u64 + ilen + header.data_len;
+        if b.len() as u64 != expected_len {
+            return Err(corrupted(
+                (b.len() as u64).min(expected_len),
+                format!("file is {} bytes, header says {expected_len}", b.len()),
+            ));
+        }
+        let sum = file_checksum(b);
+        if sum != header.checksum {
+            return Err(corrupted(
+                CHECKSUM_AT as u64,
+                format!(
+                    "checksum mismatch (stored {:016x}, computed {sum:016x})",
+                    header.checksum
+                ),
+            ));
+        }
+        let data_start = HEADER_LEN + ilen as usize;
+        let groups = (nblocks + 1).div_ceil(GROUP_BLOCKS as u64) as usize;
+        let mut prev = 0u64;
+        for i in 0..=nblocks as usize {
+            let o = bound(b, groups, i) as u64;
+            if o < prev || o > header.data_len || (i == 0 && o != 0) {
+                return Err(corrupted(
+                    (HEADER_LEN + 4 * groups + 2 * i) as u64,
+                    format!("bad offset {o} of block {i}"),
+                ));
+            }
+            prev = o;
+        }
+        if prev != header.data_len {
+            return Err(corrupted(
+                (HEADER_LEN + 4 * groups + 2 * nblocks as usize) as u64,
+                "block index does not end at the data end".into(),
+            ));
+        }
+        Ok(SliceFile {
+            path: path.to_path_buf(),
+            header,
+            tables,
+            first_block,
+            bytes,
+            data_start,
+            groups,
+        })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The indexes of the stored tables.
+    pub fn tables(&self) -> &[TableIndex] {
+        &self.tables
+    }
+
+    /// Bytes on disk.
+    pub fn file_len(&self) -> u64 {
+        self.bytes.as_slice().len() as u64
+    }
+
+    /// The encoded bytes of block `block` and its number of positions.
+    #[inline]
+    fn block(&self, table: usize, block_in_table: u64) -> (&[u8], usize) {
+        let b = self.bytes.as_slice();
+        let bp = self.header.block_positions as u64;
+        let n = (self.header.sizes[table] - block_in_table * bp).min(bp) as usize;
+        let blk = (self.first_block[table] + block_in_table) as usize;
+        let lo = bound(b, self.groups, blk) as usize;
+        let hi = bound(b, self.groups, blk + 1) as usize;
+        (&b[self.data_start + lo..self.data_start + hi], n)
+    }
+
+    /// The stored value code of position `idx` of table `table` (capture
+    /// positions give an arbitrary value), or `None` for a malformed block.
+    #[inline]
+    pub fn value(&self, table: usize, idx: u64) -> Option<u8> {
+        let bp = self.header.block_positions as u64;
+        let (blk, n) = self.block(table, idx / bp);
+        codec::decode_at(blk, n, (idx % bp) as usize)
+    }
+
+    /// Decodes every block of table `table`, checking that each is well
+    /// formed; `f` receives (first index of the block, values).
+    pub fn for_each_block(
+        &self,
+        table: usize,
+        mut f: impl FnMut(u64, &[u8]),
+    ) -> Result<(), EgdbError> {
+        let bp = self.header.block_positions as u64;
+        let mut out = Vec::new();
+        for k in 0..self.header.sizes[table].div_ceil(bp) {
+            let (blk, n) = self.block(table, k);
+            if codec::decode_block(blk, n, &mut out).is_none() {
+                return Err(EgdbError::Corrupted {
+                    file: self.path.clone(),
+                    offset: (HEADER_LEN + 4 * self.groups) as u64
+                        + 2 * (self.first_block[table] + k),
+                    what: format!("block {k} of table {} is malformed", table),
+                });
+            }
+            f(k * bp, &out);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,630 @@
+//! Slices and their gap-free position index (combinatorial number system).
+//!
+//! A *table* holds the positions with Black to move and a given material
+//! and leading-man rank for each side ([`TableKey`]). Positions with White
+//! to move are looked up as their colour-reversed image
+//! ([`crate::Position::flipped`]), which has Black to move.
+//!
+//! Each side is described in its own frame: Black's squares as they are,
+//! White's squares bit-reversed (square `i` becomes `31 - i`), so that in
+//! both frames men move towards higher rows and are crowned on row 7. The
+//! *rank* of a man is its row in its own frame (0-6) and a side's *lead*
+//! is the rank of its most advanced man.
+//!
+//! The index of a position in its table (see docs/egdb-format.txt):
+//!
+//! ```text
+//! index = (men_offset[black_rank] + white_rank) * KINGS + bk_rank * WK + wk_rank
+//! ```
+//!
+//! * `black_rank`: colex rank of the black men's squares (each square a
+//!   number 0-27), minus `C(4 * lead, men)`: the sets whose highest square
+//!   lies on the lead row are exactly the colex ranks in
+//!   `[C(4 lead, m), C(4 lead + 4, m))`.
+//! * `white_rank`: the same for White's men in White's frame, but over the
+//!   squares of rows `0..=lead` not taken by a black man, renumbered
+//!   densely; `men_offset` is the prefix sum of the number of white sets
+//!   for each black set, so the men part has no gaps.
+//! * `bk_rank`: colex rank of the black kings among the squares free of
+//!   men (renumbered densely), `wk_rank` of the white kings among the
+//!   squares still free; `WK = C(32 - men - bk, wk)`,
+//!   `KINGS = C(32 - men, bk) * WK`.
+//!
+//! Every index in `0..size` is a legal position of the table and every
+//! position of the table has one index: the index is gap-free.
+
+use crate::board::{Color, Position};
+use std::fmt;
+
+/// Largest number of pieces the slice identifiers are laid out for.
+pub const MAX_PIECES: u32 = 8;
+
+const fn binomials() -> [[u64; 33]; 33] {
+    let mut t = [[0u64; 33]; 33];
+    let mut n = 0;
+    while n < 33 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+static BINOM: [[u64; 33]; 33] = binomials();
+
+/// The binomial coefficient `C(n, k)` for `n <= 32` (0 when `k > n`).
+#[inline(always)]
+pub fn binom(n: u32, k: u32) -> u64 {
+    if k > n {
+        0
+    } else {
+        BINOM[n as usize][k as usize]
+    }
+}
+
+/// Rows `0..r` (bits `0..4r`).
+#[inline(always)]
+const fn rows_below(r: u32) -> u32 {
+    if r >= 8 {
+        u32::MAX
+    } else {
+        (1u32 << (4 * r)) - 1
+    }
+}
+
+/// Colex rank of the set bits of `set`, each bit's number being the count
+/// of `universe` bits below it (`set` must be a subset of `universe`).
+#[inline(always)]
+fn colex_rank_in(set: u32, universe: u32) -> u64 {
+    let mut r = 0;
+    let mut s = set;
+    let mut i = 1;
+    while s != 0 {
+        let sq = s.trailing_zeros();
+        s &= s - 1;
+        let pos = (universe & ((1u32 << sq) - 1)).count_ones();
+        r += binom(pos, i);
+        i += 1;
+    }
+    r
+}
+
+/// Colex rank of the set bits of `set` (bit numbers as they are).
+#[inline(always)]
+fn colex_rank(set: u32) -> u64 {
+    let mut r = 0;
+    let mut s = set;
+    let mut i = 1;
+    while s != 0 {
+        let sq = s.trailing_zeros();
+        s &= s - 1;
+        r += binom(sq, i);
+        i += 1;
+    }
+    r
+}
+
+/// The `k`-subset of `0..32` with colex rank `r`, as dense positions
+/// (bitboard of positions).
+#[inline]
+fn colex_unrank_search(mut r: u64, k: u32) -> u32 {
+    let mut set = 0u32;
+    let mut hi = 32u32; // exclusive upper bound for the next element
+    for i in (1..=k).rev() {
+        // Largest c < hi with C(c, i) <= r, by binary search in [i - 1, hi).
+        let mut lo = i - 1;
+        let mut h = hi;
+        while h - lo > 1 {
+            let mid = (lo + h) / 2;
+            if binom(mid, i) <= r {
+                lo = mid;
+            } else {
+                h = mid;
+            }
+        }
+        r -= binom(lo, i);
+        set |= 1 << lo;
+        hi = lo;
+    }
+    set
+}
+
+/// `k`-subsets of `0..32` in colex order (that is, in increasing order of
+/// their bitmasks), for `k` = 1 to 4.
+fn unrank_tables() -> &'static [Vec<u32>; 5] {
+    static T: std::sync::OnceLock<[Vec<u32>; 5]> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut t: [Vec<u32>; 5] = Default::default();
+        for (k, v) in t.iter_mut().enumerate() {
+            let n = binom(32, k as u32) as usize;
+            v.reserve(n);
+            let mut x: u64 = (1u64 << k) - 1;
+            for _ in 0..n {
+                v.push(x as u32);
+                x = next_combination(x);
+            }
+        }
+        t
+    })
+}
+
+/// The next larger integer with the same number of set bits (Gosper).
+#[inline(always)]
+fn next_combination(x: u64) -> u64 {
+    if x == 0 {
+        return u64::MAX;
+    }
+    let c = x & x.wrapping_neg();
+    let r = x + c;
+    (((r ^ x) >> 2) / c) | r
+}
+
+/// The `k`-subset of `0..32` with colex rank `r`, as dense positions
+/// (bitboard of positions).
+#[inline]
+fn colex_unrank(r: u64, k: u32) -> u32 {
+    if k == 0 {
+        0
+    } else if k <= 4 {
+        unrank_tables()[k as usize][r as usize]
+    } else {
+        colex_unrank_search(r, k)
+    }
+}
+
+const fn select_table() -> [[u8; 8]; 256] {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut n = 0;
+        let mut bit = 0;
+        while bit < 8 {
+            if b & (1 << bit) != 0 {
+                t[b][n] = bit as u8;
+                n += 1;
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
+/// `SELECT_IN_BYTE[b][n]`: bit number of the `n`-th set bit of `b`.
+static SELECT_IN_BYTE: [[u8; 8]; 256] = select_table();
+
+/// Bit number of the `n`-th (from 0) set bit of `mask` (which has more
+/// than `n` set bits).
+#[inline(always)]
+fn select_nth(mask: u32, mut n: u32) -> u32 {
+    let mut shift = 0;
+    loop {
+        let byte = (mask >> shift) & 0xFF;
+        let c = byte.count_ones();
+        if n < c || shift == 24 {
+            return shift + SELECT_IN_BYTE[byte as usize][(n & 7) as usize] as u32;
+        }
+        n -= c;
+        shift += 8;
+    }
+}
+
+/// The squares of `universe` at the dense positions in `positions`.
+#[inline]
+fn select_positions(positions: u32, universe: u32) -> u32 {
+    let mut out = 0;
+    let mut p = positions;
+    while p != 0 {
+        let n = p.trailing_zeros();
+        p &= p - 1;
+        out |= 1 << select_nth(universe, n);
+    }
+    out
+}
+
+/// One side's material in a table: men, kings, and the rank (0-6, own
+/// frame) of its most advanced man (0 when it has no men).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Side {
+    /// Number of men.
+    pub men: u8,
+    /// Number of kings.
+    pub kings: u8,
+    /// Rank of the leading man in the side's own frame (0 without men).
+    pub lead: u8,
+}
+
+impl Side {
+    /// The side described by its men (own frame) and number of kings.
+    #[inline(always)]
+    pub fn of(men_own: u32, kings: u32) -> Side {
+        Side {
+            men: men_own.count_ones() as u8,
+            kings: kings as u8,
+            lead: lead_rank(men_own) as u8,
+        }
+    }
+
+    /// Number of pieces.
+    pub const fn pieces(&self) -> u32 {
+        self.men as u32 + self.kings as u32
+    }
+
+    /// Whether the side can exist: at least one piece, the men fit in the
+    /// rows up to the lead, the lead is 0 without men.
+    pub fn is_valid(&self) -> bool {
+        let m = self.men as u32;
+        self.pieces() >= 1
+            && self.lead <= 6
+            && if m == 0 {
+                self.lead == 0
+            } else {
+                4 * (self.lead as u32 + 1) >= m
+            }
+    }
+
+    /// Dense identifier `< 448` for sides with at most 7 men and 7 kings.
+    #[inline(always)]
+    pub const fn id(&self) -> usize {
+        (self.men as usize * 8 + self.kings as usize) * 7 + self.lead as usize
+    }
+
+    /// Text form: `2m1k@5` (men, kings, lead rank when there are men).
+    pub fn name(&self) -> String {
+        if self.men > 0 {
+            format!("{}m{}k@{}", self.men, self.kings, self.lead)
+        } else {
+            format!("{}m{}k", self.men, self.kings)
+        }
+    }
+}
+
+/// Rank of the most advanced man of `men_own` (own frame), 0 without men.
+#[inline(always)]
+pub fn lead_rank(men_own: u32) -> u32 {
+    if men_own == 0 {
+        0
+    } else {
+        (31 - men_own.leading_zeros()) / 4
+    }
+}
+
+/// A table: the positions with Black to move, Black's material `black`
+/// and White's material `white`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TableKey {
+    /// Black's side (the side to move).
+    pub black: Side,
+    /// White's side.
+    pub white: Side,
+}
+
+impl TableKey {
+    /// The table of a position with Black to move.
+    #[inline(always)]
+    pub fn of(pos: &Position) -> TableKey {
+        debug_assert_eq!(pos.side_to_move(), Color::Black);
+        let (b, w, k, _) = pos.parts();
+        TableKey {
+            black: Side::of(b & !k, (b & k).count_ones()),
+            white: Side::of((w & !k).reverse_bits(), (w & k).count_ones()),
+        }
+    }
+
+    /// The table with the colours exchanged.
+    pub const fn mirrored(&self) -> TableKey {
+        TableKey {
+            black: self.white,
+            white: self.black,
+        }
+    }
+
+    /// Whether this table is the first of its pair (the one the file is
+    /// named after): Black's side is not smaller than White's.
+    pub fn is_canonical(&self) -> bool {
+        self.black >= self.white
+    }
+
+    /// Number of pieces.
+    pub const fn pieces(&self) -> u32 {
+        self.black.pieces() + self.white.pieces()
+    }
+
+    /// Dense identifier `< 448 * 448`.
+    #[inline(always)]
+    pub const fn id(&self) -> usize {
+        self.black.id() * 448 + self.white.id()
+    }
+
+    /// Text form, e.g. `2m1k@5-1m0k@3`.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.black.name(), self.white.name())
+    }
+}
+
+impl fmt::Display for TableKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+/// The index of one table: position <-> number in `0..size()`.
+#[derive(Clone, Debug)]
+pub struct TableIndex {
+    key: TableKey,
+    /// `men_offset[r]`: index of the first men placement whose black set
+    /// has rank `r`; one more entry holding the number of men placements.
+    men_offset: Vec<u64>,
+    /// Black men of each black rank.
+    black_sets: Vec<u32>,
+    /// `C(4 * lead, men)` for Black: subtracted from the colex rank.
+    black_base: u64,
+    /// Placements of the kings for one men placement.
+    kings: u64,
+    /// Placements of the white kings for one black-king placement.
+    white_kings: u64,
+    size: u64,
+}
+
+/// Rows a side's men may use in its own frame given its lead: rows
+/// `0..=lead`.
+#[inline(always)]
+fn men_region(side: Side) -> u32 {
+    rows_below(side.lead as u32 + 1)
+}
+
+impl TableIndex {
+    /// Builds the index of `key` (which must have valid sides). Costs one
+    /// pass over the black men sets.
+    pub fn new(key: TableKey) -> TableIndex {
+        let b = key.black;
+        let w = key.white;
+        let bm = b.men as u32;
+        let wm = w.men as u32;
+        let (black_base, black_sets) = if bm == 0 {
+            (0, 1)
+        } else {
+            let lo = binom(4 * b.lead as u32, bm);
+            (lo, binom(4 * b.lead as u32 + 4, bm) - lo)
+        };
+        let mut men_offset = Vec::with_capacity(black_sets as usize + 1);
+        let mut sets = Vec::with_capacity(black_sets as usize);
+        let mut total = 0u64;
+        for r in 0..black_sets {
+            men_offset.push(total);
+            let black_men = if bm == 0 {
+                0
+            } else {
+                colex_unrank(r + black_base, bm)
+            };
+            sets.push(black_men);
+            total += white_sets(black_men, w);
+        }
+        men_offset.push(total);
+        let men = bm + wm;
+        let white_kings = binom(32 - men - b.kings as u32, w.kings as u32);
+        let kings = binom(32 - men, b.kings as u32) * white_kings;
+        TableIndex {
+            key,
+            men_offset,
+            black_sets: sets,
+            black_base,
+            kings,
+            white_kings,
+            size: total * kings,
+        }
+    }
+
+    /// The table.
+    pub fn key(&self) -> TableKey {
+        self.key
+    }
+
+    /// Number of positions (every index below it is a position).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The index of `pos`, which must have Black to move and belong to this
+    /// table ([`TableKey::of`]).
+    #[inline]
+    pub fn index(&self, pos: &Position) -> u64 {
+        debug_assert_eq!(TableKey::of(pos), self.key);
+        let (b, w, k, _) = pos.parts();
+        let black_men = b & !k;
+        let white_men = w & !k;
+        let black_rank = colex_rank(black_men) - self.black_base;
+        let avail = white_universe(black_men, self.key.white);
+        let wm = self.key.white.men as u32;
+        let white_rank = if wm == 0 {
+            0
+        } else {
+            colex_rank_in(white_men.reverse_bits(), avail)
+                - binom(
+                    (avail & rows_below(self.key.white.lead as u32)).count_ones(),
+                    wm,
+                )
+        };
+        let free = !(black_men | white_men);
+        let bk_rank = colex_rank_in(b & k, free);
+        let wk_rank = colex_rank_in(w & k, free & !(b & k));
+        (self.men_offset[black_rank as usize] + white_rank) * self.kings
+            + bk_rank * self.white_kings
+            + wk_rank
+    }
+
+    /// Calls `f(index, position)` for every index in `range` in
+    /// increasing order: the same as [`TableIndex::position`] on each, but
+    /// the kings advance incrementally (next combination) instead of being
+    /// unranked each time.
+    pub fn for_each_position(&self, range: std::ops::Range<u64>, mut f: impl FnMut(u64, Position)) {
+        let (start, end) = (range.start, range.end.min(self.size));
+        if start >= end {
+            return;
+        }
+        let nbk = self.key.black.kings as u32;
+        let nwk = self.key.white.kings as u32;
+        let mut idx = start;
+        while idx < end {
+            let first = self.position(idx);
+            let (b, w, k, _) = first.parts();
+            let black_men = b & !k;
+            let white_men = w & !k;
+            let free = !(black_men | white_men);
+            let mut free_sq = [0u8; 32];
+            for (i, sq) in crate::square::Squares(free).enumerate() {
+                free_sq[i] = sq.index();
+            }
+            let kings_idx = idx % self.kings;
+            let mut bk_dense = colex_unrank(kings_idx / self.white_kings, nbk) as u64;
+            let mut wk_rank = kings_idx % self.white_kings;
+            let bk_end = 1u64 << free.count_ones();
+            // One men placement: every remaining king placement.
+            while bk_dense < bk_end || nbk == 0 {
+                let black_kings = map_dense(bk_dense as u32, &free_sq);
+                let free2 = free & !black_kings;
+                let mut free2_sq = [0u8; 32];
+                for (i, sq) in crate::square::Squares(free2).enumerate() {
+                    free2_sq[i] = sq.index();
+                }
+                let wk_end = 1u64 << free2.count_ones();
+                let mut wk_dense = colex_unrank(wk_rank, nwk) as u64;
+                while wk_dense < wk_end || nwk == 0 {
+                    let white_kings = map_dense(wk_dense as u32, &free2_sq);
+                    f(
+                        idx,
+                        Position::from_bitboards_unchecked(
+                            black_men | black_kings,
+                            white_men | white_kings,
+                            black_kings | white_kings,
+                            Color::Black,
+                        ),
+                    );
+                    idx += 1;
+                    if idx == end {
+                        return;
+                    }
+                    if nwk == 0 {
+                        break;
+                    }
+                    wk_dense = next_combination(wk_dense);
+                }
+                wk_rank = 0;
+                if nbk == 0 {
+                    break;
+                }
+                bk_dense = next_combination(bk_dense);
+            }
+        }
+    }
+
+    /// The position with index `idx < size()` (Black to move).
+    pub fn position(&self, idx: u64) -> Position {
+        debug_assert!(idx < self.size);
+        let men_idx = idx / self.kings;
+        let kings_idx = idx % self.kings;
+        let black_rank = self.men_offset.partition_point(|&o| o <= men_idx) - 1;
+        let white_rank = men_idx - self.men_offset[black_rank];
+        let b = self.key.black;
+        let w = self.key.white;
+        let black_men = self.black_sets[black_rank];
+        let avail = white_universe(black_men, w);
+        let white_men = if w.men == 0 {
+            0
+        } else {
+            let base = binom(
+                (avail & rows_below(w.lead as u32)).count_ones(),
+                w.men as u32,
+            );
+            select_positions(colex_unrank(white_rank + base, w.men as u32), avail).reverse_bits()
+        };
+        let free = !(black_men | white_men);
+        let bk_rank = kings_idx / self.white_kings;
+        let wk_rank = kings_idx % self.white_kings;
+        let black_kings = select_positions(colex_unrank(bk_rank, b.kings as u32), free);
+        let white_kings =
+            select_positions(colex_unrank(wk_rank, w.kings as u32), free & !black_kings);
+        Position::from_bitboards_unchecked(
+            black_men | black_kings,
+            white_men | white_kings,
+            black_kings | white_kings,
+            Color::Black,
+        )
+    }
+}
+
+/// The squares `squares[p]` for each dense position `p` set in `dense`.
+#[inline(always)]
+fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
+    let mut out = 0;
+    let mut d = dense;
+    while d != 0 {
+        out |= 1 << squares[d.trailing_zeros() as usize];
+        d &= d - 1;
+    }
+    out
+}
+
+/// Squares (White's frame) available to White's men given Black's men:
+/// rows up to White's lead, minus the squares of black men.
+#[inline(always)]
+fn white_universe(black_men: u32, white: Side) -> u32 {
+    men_region(white) & !black_men.reverse_bits()
+}
+
+/// Number of white men sets with the lead of `white` given Black's men.
+fn white_sets(black_men: u32, white: Side) -> u64 {
+    let wm = white.men as u32;
+    if wm == 0 {
+        return 1;
+    }
+    let avail = white_universe(black_men, white);
+    let le = avail.count_ones();
+    let lt = (avail & rows_below(white.lead as u32)).count_ones();
+    binom(le, wm) - binom(lt, wm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomials_match_pascal() {
+        assert_eq!(binom(32, 4), 35960);
+        assert_eq!(binom(28, 0), 1);
+        assert_eq!(binom(3, 5), 0);
+        assert_eq!(binom(32, 16), 601_080_390);
+    }
+
+    #[test]
+    fn select_finds_the_nth_bit() {
+        let m = 0b1011_0000_0000_0001_0100_0000_0010_0110u32;
+        let bits: Vec<u32> = (0..32).filter(|b| m & (1 << b) != 0).collect();
+        for (n, &b) in bits.iter().enumerate() {
+            assert_eq!(select_nth(m, n as u32), b);
+        }
+        assert_eq!(select_positions(0b101, m), 1 << 1 | 1 << 5);
+    }
+
+    #[test]
+    fn colex_round_trips() {
+        for k in 0..7 {
+            for r in (0..binom(32, k)).step_by(97) {
+                let s = colex_unrank(r, k);
+                assert_eq!(colex_rank(s), r);
+                assert_eq!(colex_unrank_search(r, k), s);
+            }
+        }
+        for k in 0..4 {
+            for r in 0..binom(10, k) {
+                let s = colex_unrank(r, k);
+                assert_eq!(colex_rank(s), r);
+                assert!(s < 1 << 10);
+            }
+        }
+    }
+}

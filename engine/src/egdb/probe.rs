@@ -1,0 +1,216 @@
+//! [`Egdb`]: the opened databases and the probe used by every search.
+
+use super::codec::{DRAW, LOSS, WIN};
+use super::file::SliceFile;
+use super::index::{TableKey, MAX_PIECES};
+use super::slice::{all_slices, slices_with, SliceKey};
+use super::EgdbError;
+use crate::board::{Color, Position};
+use crate::moves::MoveList;
+use crate::value::{Oracle, Value};
+use std::path::{Path, PathBuf};
+
+const NO_TABLE: u32 = u32::MAX;
+
+/// The endgame databases of one folder: every slice file present, opened
+/// and checked. Thread-safe; a probe does not allocate.
+pub struct Egdb {
+    dir: PathBuf,
+    slices: Vec<SliceFile>,
+    /// `lookup[TableKey::id()]`: `slice << 1 | table`, or [`NO_TABLE`].
+    lookup: Vec<u32>,
+    max_pieces: u32,
+}
+
+/// Where a probed value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Read from a slice file.
+    Stored,
+    /// The side to move must capture: found by a search over the captures.
+    CaptureSearch,
+    /// The side to move has no piece (loss) or the opponent has none (win).
+    Trivial,
+}
+
+impl Egdb {
+    /// An empty database rooted at `dir` (nothing opened).
+    pub fn empty(dir: &Path) -> Egdb {
+        Egdb {
+            dir: dir.to_path_buf(),
+            slices: Vec::new(),
+            lookup: vec![NO_TABLE; 448 * 448],
+            max_pieces: 0,
+        }
+    }
+
+    /// Opens every slice file of `dir` with up to [`MAX_PIECES`] pieces.
+    /// Each file is checked (header, layout, checksum); a damaged file is
+    /// an error naming it. A missing folder is an error; a folder without
+    /// files gives an empty database.
+    pub fn open(dir: &Path) -> Result<Egdb, EgdbError> {
+        fs_check_dir(dir)?;
+        let mut db = Egdb::empty(dir);
+        for s in all_slices(MAX_PIECES) {
+            let path = dir.join(s.file_name());
+            if path.exists() {
+                db.add(SliceFile::open(&path, s)?);
+            }
+        }
+        db.update_max_pieces();
+        Ok(db)
+    }
+
+    /// Adds an opened slice (replacing one with the same name).
+    pub fn add(&mut self, file: SliceFile) {
+        let slice = file.header().slice;
+        let n = if let Some(i) = self.slices.iter().position(|f| f.header().slice == slice) {
+            self.slices[i] = file;
+            i
+        } else {
+            self.slices.push(file);
+            self.slices.len() - 1
+        };
+        for (t, key) in slice.tables().into_iter().enumerate() {
+            self.lookup[key.id()] = (n as u32) << 1 | t as u32;
+        }
+        self.update_max_pieces();
+    }
+
+    fn update_max_pieces(&mut self) {
+        let mut m = 1;
+        for n in 2..=MAX_PIECES {
+            if slices_with(n).iter().all(|s| self.has(s)) {
+                m = n;
+            } else {
+                break;
+            }
+        }
+        self.max_pieces = if self.slices.is_empty() { 0 } else { m };
+    }
+
+    /// Whether the slice is present.
+    pub fn has(&self, s: &SliceKey) -> bool {
+        self.lookup[s.canonical().id()] != NO_TABLE
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The largest piece count for which every slice is present (0 when
+    /// none is).
+    pub fn max_pieces(&self) -> u32 {
+        self.max_pieces
+    }
+
+    /// The opened slices.
+    pub fn slices(&self) -> &[SliceFile] {
+        &self.slices
+    }
+
+    /// The opened file of a slice.
+    pub fn slice_file(&self, s: &SliceKey) -> Option<&SliceFile> {
+        match self.lookup[s.canonical().id()] {
+            NO_TABLE => None,
+            x => Some(&self.slices[(x >> 1) as usize]),
+        }
+    }
+
+    /// The value stored for `pos` (Black to move, no capture for the side
+    /// to move, both sides with pieces, at most [`MAX_PIECES`] pieces).
+    #[inline]
+    pub fn stored(&self, pos: &Position) -> Option<Value> {
+        let key = TableKey::of(pos);
+        let x = self.lookup[key.id()];
+        if x == NO_TABLE {
+            return None;
+        }
+        let file = &self.slices[(x >> 1) as usize];
+        let t = (x & 1) as usize;
+        let idx = file.tables()[t].index(pos);
+        match file.value(t, idx)? {
+            LOSS => Some(Value::Loss),
+            DRAW => Some(Value::Draw),
+            WIN => Some(Value::Win),
+            _ => None,
+        }
+    }
+
+    /// The value of `pos` for its side to move and where it came from, or
+    /// `None` when a slice it needs is not present.
+    pub fn probe_with_source(&self, pos: &Position) -> Option<(Value, Source)> {
+        if pos.piece_count() > MAX_PIECES {
+            return None;
+        }
+        let p = if pos.side_to_move() == Color::White {
+            pos.flipped()
+        } else {
+            *pos
+        };
+        if p.black() == 0 {
+            return Some((Value::Loss, Source::Trivial));
+        }
+        if p.has_capture() {
+            return Some((self.capture_search(&p)?, Source::CaptureSearch));
+        }
+        if p.white() == 0 {
+            // The opponent has no piece; a side to move without a move
+            // still loses.
+            let v = if p.is_terminal() {
+                Value::Loss
+            } else {
+                Value::Win
+            };
+            return Some((v, Source::Trivial));
+        }
+        Some((self.stored(&p)?, Source::Stored))
+    }
+
+    /// The best value over the captures of `p` (which has one).
+    fn capture_search(&self, p: &Position) -> Option<Value> {
+        let mut list = MoveList::new();
+        p.push_captures(&mut list);
+        let mut best = Value::Loss;
+        for m in list.iter() {
+            let v = self.probe_value(&p.play_unchecked(m))?.negate();
+            if v > best {
+                best = v;
+                if best == Value::Win {
+                    break;
+                }
+            }
+        }
+        Some(best)
+    }
+
+    #[inline]
+    fn probe_value(&self, pos: &Position) -> Option<Value> {
+        self.probe_with_source(pos).map(|(v, _)| v)
+    }
+}
+
+impl Oracle for Egdb {
+    /// The exact value of `pos` when its slice (and those of its captures)
+    /// are present; positions with captures are resolved by a capture
+    /// search.
+    #[inline]
+    fn probe(&self, pos: &Position) -> Option<Value> {
+        self.probe_value(pos)
+    }
+}
+
+fn fs_check_dir(dir: &Path) -> Result<(), EgdbError> {
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(EgdbError::Io {
+            path: dir.to_path_buf(),
+            error: std::io::Error::other("not a folder"),
+        }),
+        Err(error) => Err(EgdbError::Io {
+            path: dir.to_path_buf(),
+            error,
+        }),
+    }
+}

@@ -1,0 +1,306 @@
+//! Endgame databases built to 4 pieces in a temporary folder: known
+//! values, an independent solver on up to 3 pieces, minimax cross-checks,
+//! full consistency, and refusal of damaged files.
+
+use engine::egdb::file::SliceFile;
+use engine::egdb::slice::all_slices;
+use engine::egdb::verify::verify_slice;
+use engine::egdb::{ensure, Egdb, EgdbError, NoProgress, SliceKey};
+use engine::notation::fen::parse_fen;
+use engine::{Color, MoveList, Oracle, Position, Value};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+const PIECES: u32 = 4;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("checkers-egdb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn db() -> &'static Egdb {
+    static DB: OnceLock<Egdb> = OnceLock::new();
+    DB.get_or_init(|| {
+        let dir = temp_dir("built");
+        let db = ensure(&dir, PIECES, &NoProgress).expect("build");
+        assert_eq!(db.max_pieces(), PIECES);
+        // Reopening from the files gives the same database.
+        let again = Egdb::open(&dir).expect("reopen");
+        assert_eq!(again.max_pieces(), PIECES);
+        again
+    })
+}
+
+/// Checks every position of known-positions.tsv with at most `max`
+/// pieces; returns how many.
+fn check_known(db: &Egdb, max: u32) -> usize {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/known-positions.tsv"
+    );
+    let text = std::fs::read_to_string(path).expect("known-positions.tsv");
+    let mut checked = 0;
+    for line in text.lines() {
+        if line.starts_with('#') || line.starts_with("pieces") || line.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = line.split('\t').collect();
+        let pieces: u32 = f[0].parse().unwrap();
+        if pieces > max {
+            continue;
+        }
+        let pos = parse_fen(f[1]).unwrap();
+        let want = match f[2] {
+            "win" => Value::Win,
+            "draw" => Value::Draw,
+            "loss" => Value::Loss,
+            v => panic!("bad value {v}"),
+        };
+        assert_eq!(db.probe(&pos), Some(want), "{}", f[1]);
+        assert_eq!(db.probe(&pos.flipped()), Some(want), "flipped {}", f[1]);
+        checked += 1;
+    }
+    checked
+}
+
+#[test]
+fn known_positions_get_their_values() {
+    let checked = check_known(db(), PIECES);
+    assert!(checked >= 6, "only {checked} known positions checked");
+}
+
+/// Builds 5 pieces in a temporary folder (about a minute in release):
+/// known values and full consistency.
+#[test]
+#[ignore]
+fn five_pieces_known_values_and_consistency() {
+    let dir = temp_dir("five");
+    let db = ensure(&dir, 5, &NoProgress).expect("build");
+    assert!(check_known(&db, 5) >= 12);
+    for f in db.slices() {
+        let r = verify_slice(&db, f, &|_| {}).unwrap();
+        assert_eq!(r.inconsistent, 0, "{:?}", r.examples);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Known values of up to 6 pieces, in $CHECKERS_EGDB (built there first
+/// if missing: tens of minutes).
+#[test]
+#[ignore]
+fn six_pieces_known_values() {
+    let dir = engine::egdb::default_dir();
+    let db = ensure(&dir, 6, &NoProgress).expect("build");
+    assert!(check_known(&db, 6) >= 18);
+}
+
+type Key = (u32, u32, u32, Color);
+
+/// Every placement of `n` pieces with both colours present, both sides to
+/// move, enumerated square by square (independent of the database index).
+fn enumerate(n: u32, out: &mut Vec<Position>) {
+    fn rec(from: u32, left: u32, b: u32, w: u32, k: u32, out: &mut Vec<Position>) {
+        if left == 0 {
+            if b != 0 && w != 0 {
+                for side in [Color::Black, Color::White] {
+                    out.push(Position::from_bitboards_unchecked(b, w, k, side));
+                }
+            }
+            return;
+        }
+        for sq in from..32 {
+            let bit = 1u32 << sq;
+            let row = sq / 4;
+            if row != 7 {
+                rec(sq + 1, left - 1, b | bit, w, k, out);
+            }
+            rec(sq + 1, left - 1, b | bit, w, k | bit, out);
+            if row != 0 {
+                rec(sq + 1, left - 1, b, w | bit, k, out);
+            }
+            rec(sq + 1, left - 1, b, w | bit, k | bit, out);
+        }
+    }
+    rec(0, n, 0, 0, 0, out);
+}
+
+/// Values of every position with 2-3 pieces by naive fixed-point
+/// iteration over forward moves.
+fn naive_values() -> HashMap<Key, Value> {
+    let mut all = Vec::new();
+    for n in 2..=3 {
+        enumerate(n, &mut all);
+    }
+    let mut val: HashMap<Key, Value> = HashMap::new();
+    let mut list = MoveList::new();
+    loop {
+        let mut changed = false;
+        for p in &all {
+            if val.contains_key(&p.parts()) {
+                continue;
+            }
+            p.legal_moves(&mut list);
+            let mut any_loss = false;
+            let mut all_win = true;
+            for m in list.iter() {
+                let s = p.play_unchecked(m);
+                let v = if s.pieces(s.side_to_move()) == 0 {
+                    Some(Value::Loss)
+                } else {
+                    val.get(&s.parts()).copied()
+                };
+                match v {
+                    Some(Value::Loss) => any_loss = true,
+                    Some(Value::Win) => {}
+                    _ => all_win = false,
+                }
+            }
+            let v = if any_loss {
+                Some(Value::Win)
+            } else if all_win {
+                Some(Value::Loss)
+            } else {
+                None
+            };
+            if let Some(v) = v {
+                val.insert(p.parts(), v);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for p in &all {
+        val.entry(p.parts()).or_insert(Value::Draw);
+    }
+    val
+}
+
+#[test]
+fn an_independent_solver_agrees_on_up_to_three_pieces() {
+    let db = db();
+    let naive = naive_values();
+    assert_eq!(naive.len(), 399_040);
+    for (&(b, w, k, side), &v) in &naive {
+        let p = Position::from_bitboards_unchecked(b, w, k, side);
+        assert_eq!(db.probe(&p), Some(v), "{p:?}");
+    }
+}
+
+/// Plain minimax to `depth` plies with database leaves.
+fn minimax(db: &Egdb, p: &Position, depth: u32) -> Value {
+    if depth == 0 {
+        return db.probe(p).expect("leaf in the database");
+    }
+    let moves = p.moves();
+    if moves.is_empty() {
+        return Value::Loss;
+    }
+    let mut best = Value::Loss;
+    for m in moves.iter() {
+        let s = p.play_unchecked(m);
+        let v = if s.pieces(s.side_to_move()) == 0 {
+            Value::Win
+        } else {
+            minimax(db, &s, depth - 1).negate()
+        };
+        best = best.max(v);
+    }
+    best
+}
+
+#[test]
+fn minimax_to_database_leaves_agrees() {
+    let db = db();
+    let mut all = Vec::new();
+    enumerate(4, &mut all);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let p = all[(x % all.len() as u64) as usize];
+        assert_eq!(Some(minimax(db, &p, 3)), db.probe(&p), "{p:?}");
+    }
+}
+
+#[test]
+fn every_stored_value_is_consistent_with_its_successors() {
+    let db = db();
+    let mut checked = 0;
+    for f in db.slices() {
+        let r = verify_slice(db, f, &|_| {}).unwrap();
+        assert_eq!(r.inconsistent, 0, "{:?}", r.examples);
+        checked += r.checked;
+    }
+    assert!(checked > 1_000_000);
+}
+
+fn damaged(name: &str, f: impl FnOnce(&mut Vec<u8>)) -> (PathBuf, Result<Egdb, EgdbError>) {
+    let src = db();
+    let s = SliceKey::parse("1m1k@3-0m1k").unwrap();
+    let dir = temp_dir(name);
+    let mut bytes = std::fs::read(src.dir().join(s.file_name())).unwrap();
+    f(&mut bytes);
+    let path = dir.join(s.file_name());
+    std::fs::write(&path, &bytes).unwrap();
+    let r = Egdb::open(&dir);
+    (path, r)
+}
+
+#[test]
+fn damaged_files_are_refused_with_the_file_named() {
+    type Damage = Box<dyn FnOnce(&mut Vec<u8>)>;
+    let cases: Vec<(&str, Damage)> = vec![
+        (
+            "truncated",
+            Box::new(|b: &mut Vec<u8>| b.truncate(b.len() - 3)),
+        ),
+        (
+            "truncated-header",
+            Box::new(|b: &mut Vec<u8>| b.truncate(40)),
+        ),
+        (
+            "flipped",
+            Box::new(|b: &mut Vec<u8>| {
+                let n = b.len();
+                b[n - 2] ^= 0x10
+            }),
+        ),
+        ("flipped-header", Box::new(|b: &mut Vec<u8>| b[50] ^= 1)),
+        ("version", Box::new(|b: &mut Vec<u8>| b[8] = 9)),
+        ("magic", Box::new(|b: &mut Vec<u8>| b[0] = b'X')),
+        ("empty", Box::new(|b: &mut Vec<u8>| b.clear())),
+    ];
+    for (name, f) in cases {
+        let (path, r) = damaged(name, f);
+        let e = r.err().unwrap_or_else(|| panic!("{name}: accepted"));
+        let msg = e.to_string();
+        assert!(msg.contains(&path.display().to_string()), "{name}: {msg}");
+        match name {
+            "version" => assert!(matches!(e, EgdbError::WrongVersion { found: 9, .. })),
+            "magic" | "empty" => assert!(matches!(e, EgdbError::Foreign { .. })),
+            _ => assert!(matches!(e, EgdbError::Corrupted { .. }), "{name}: {e}"),
+        }
+    }
+    // A file holding another slice under this slice's name.
+    let src = db();
+    let dir = temp_dir("foreign-slice");
+    let a = SliceKey::parse("1m1k@3-0m1k").unwrap();
+    let b = SliceKey::parse("0m2k-0m1k").unwrap();
+    std::fs::copy(src.dir().join(b.file_name()), dir.join(a.file_name())).unwrap();
+    let e = SliceFile::open(&dir.join(a.file_name()), a).err().unwrap();
+    assert!(e.to_string().contains("holds slice"), "{e}");
+}
+
+#[test]
+fn positions_beyond_the_built_pieces_are_not_answered() {
+    let db = db();
+    let p = parse_fen("W:WK19,K23,K24:B12,K28").unwrap();
+    assert_eq!(db.probe(&p), None);
+    assert!(all_slices(PIECES).iter().all(|s| db.has(s)));
+}
