@@ -37,7 +37,7 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (pos, stm)
     ) WITHOUT ROWID;
     CREATE TABLE trees (
-        id          INTEGER PRIMARY KEY,
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
         root_pos    BLOB    NOT NULL CHECK (length(root_pos) = 12),
         root_stm    INTEGER NOT NULL CHECK (root_stm IN (0, 1)),
         question    TEXT    NOT NULL CHECK (question IN ('win', 'draw')),
