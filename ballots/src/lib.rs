@@ -1,3 +1,7 @@
-//! ballots: see the workspace README.
+//! ballots: the ACF three-move ballots, their main lines and the
+//! per-ballot job's reports.
 
 #![deny(missing_docs)]
+
+pub mod deck;
+pub mod report;
