@@ -1,9 +1,12 @@
-//! The three-move ballots, their main lines, and the per-ballot job.
+//! The ACF three-move ballots, their main lines, the per-ballot job that
+//! walks a main line backward, the proof-tree manager, and the reports.
 
 #![deny(missing_docs)]
 
+pub mod deck;
 pub mod extend;
 pub mod job;
 pub mod line;
 pub mod manager;
+pub mod report;
 pub mod sources;

@@ -1,13 +1,41 @@
-//! The proof store: solved positions, their provenance and proof trees.
+//! The proof store: solved positions, their provenance and proof trees,
+//! and the tables of the ballot job, in one SQLite file.
 //!
 //! This crate defines the vocabulary of proved results shared by the
-//! solvers and the store ([`outcome`], [`proof`]); the SQLite store itself
-//! lives in `store`.
+//! solvers and the store ([`outcome`], [`proof`]) and the store itself:
+//! [`Store`] (open, get, put with bound intersection, trees, ballot
+//! tables), [`Writer`] (the one batched writer of a process),
+//! [`merge::merge_shard`], [`ResultCache`]. The file layout is documented
+//! in `docs/store-schema.txt`.
 
 #![deny(missing_docs)]
 
+pub mod cache;
+pub mod codec;
+pub mod error;
+pub mod jobs;
+pub mod merge;
 pub mod outcome;
 pub mod proof;
+pub mod results;
+pub mod schema;
+pub mod stats;
+pub mod store;
+pub mod trees;
+pub mod writer;
 
+pub use cache::ResultCache;
+pub use error::StoreError;
+pub use jobs::{BallotRow, JobRecord, JobStatus, LinePly, Origin, RunRow};
+pub use merge::{merge_shard, MergeReport};
 pub use outcome::{Outcome, OutcomeConflict, Provenance, ResultSource};
 pub use proof::{LeafSource, ProofEntry, ProofTree, Question};
+pub use results::{Applied, PutEffect, ResultRecord};
+pub use stats::StoreStats;
+pub use store::Store;
+pub use trees::{TreeId, TreeInfo};
+pub use writer::{Refusal, Writer, WriterHandle, WriterOptions, WriterReport};
+
+/// The default store file name, in the current directory
+/// (overridden by `CHECKERS_STORE` and `--store`).
+pub const DEFAULT_STORE: &str = "proofs.sqlite";

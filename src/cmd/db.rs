@@ -1,10 +1,516 @@
-//! `checkers db` (not built yet).
+//! `checkers db`: the proof store: stats, export, merge, check, bench.
+//!
+//! The store file is `--store FILE`, else `$CHECKERS_STORE`, else
+//! `proofs.sqlite` in the current directory.
 
-/// Arguments (none yet).
+use anyhow::{bail, Context};
+use engine::notation::fen::to_fen;
+use engine::{Color, Position};
+use proofdb::codec::iso8601;
+use proofdb::{
+    merge_shard, MergeReport, Outcome, Provenance, ResultCache, ResultRecord, ResultSource, Store,
+    StoreError, Writer, WriterOptions,
+};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The proof store: stats, export, merge, check, bench.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    #[command(subcommand)]
+    command: DbCommand,
+}
 
-/// Not built yet: says so and fails.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`checkers db` is not built yet")
+/// Where the store is: `--store FILE`, else `$CHECKERS_STORE`, else
+/// `proofs.sqlite` in the current directory.
+#[derive(clap::Args, Clone, Debug)]
+pub struct StoreArg {
+    /// Proof store file (default: $CHECKERS_STORE, else ./proofs.sqlite).
+    #[arg(long, value_name = "FILE")]
+    pub store: Option<PathBuf>,
+}
+
+impl StoreArg {
+    /// The store file to use.
+    pub fn path(&self) -> PathBuf {
+        store_path(self.store.clone())
+    }
+}
+
+/// Opens an existing store read-only, with a hint when there is none.
+pub fn open_existing(arg: &StoreArg) -> anyhow::Result<Store> {
+    let path = arg.path();
+    if !path.exists() {
+        bail!(
+            "no proof store at {} (give --store FILE or set CHECKERS_STORE)",
+            path.display()
+        );
+    }
+    Ok(Store::open_readonly(&path)?)
+}
+
+/// Writes `text` to standard output; a closed pipe (`| head`) is not an
+/// error.
+pub fn emit(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("writing standard output")
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Resolves the store file: the explicit path, else `$CHECKERS_STORE`,
+/// else `proofs.sqlite` in the current directory.
+pub fn store_path(explicit: Option<PathBuf>) -> PathBuf {
+    explicit
+        .or_else(|| {
+            std::env::var_os("CHECKERS_STORE")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| PathBuf::from(proofdb::DEFAULT_STORE))
+}
+
+#[derive(clap::Subcommand)]
+enum DbCommand {
+    /// Count results by outcome, piece count and solver; trees; ballots.
+    Stats {
+        #[command(flatten)]
+        store: StoreArg,
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write every result: one JSON object per line, or one PDN game each.
+    Export {
+        #[command(flatten)]
+        store: StoreArg,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "jsonl")]
+        format: ExportFormat,
+        /// Output file (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Fold shard stores into the store, one at a time, intersecting
+    /// bounds. A result that contradicts the store is refused and listed
+    /// (FEN, both outcomes); nothing is lost. Exits non-zero if any result
+    /// was refused or any shard could not be read.
+    Merge {
+        /// Shard store files.
+        #[arg(required = true, value_name = "SHARD")]
+        shards: Vec<PathBuf>,
+        #[command(flatten)]
+        store: StoreArg,
+    },
+    /// Run SQLite's full integrity check on the store.
+    Check {
+        #[command(flatten)]
+        store: StoreArg,
+    },
+    /// Measure writer, lookup and merge speed on synthetic results in a
+    /// scratch directory.
+    Bench {
+        /// Results to write (at most 1048576).
+        #[arg(long, default_value_t = 100_000)]
+        results: u64,
+        /// Scratch directory (default: the system temp dir); its stores are
+        /// deleted afterwards.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+enum ExportFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// One PDN game per result (FEN tag, result in a comment).
+    Pdn,
+}
+
+/// Runs the command.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        DbCommand::Stats { store, json } => stats(&store, json),
+        DbCommand::Export { store, format, out } => export(&store, format, out),
+        DbCommand::Merge { shards, store } => merge(&store, &shards),
+        DbCommand::Check { store } => {
+            let s = open_existing(&store)?;
+            s.integrity_check()?;
+            println!("{}: integrity ok", s.path().display());
+            Ok(())
+        }
+        DbCommand::Bench { results, dir } => bench(results, dir),
+    }
+}
+
+fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
+    let s = open_existing(store)?;
+    let st = s.stats()?;
+    if json {
+        let v = serde_json::json!({
+            "store": s.path().display().to_string(),
+            "schema_version": st.schema_version,
+            "results": st.results,
+            "by_outcome": st.by_outcome,
+            "by_pieces": st.by_pieces.iter().map(|(k, v)| (k.to_string(), *v)).collect::<std::collections::BTreeMap<_, _>>(),
+            "by_solver": st.by_solver,
+            "trees": st.trees,
+            "tree_nodes": st.tree_nodes,
+            "ballots": st.ballots,
+            "main_lines": st.main_lines,
+            "job_records": st.job_records,
+            "jobs_by_status": st.jobs_by_status,
+            "runs": st.runs,
+        });
+        return emit(&format!("{v}\n"));
+    }
+    let mut o = String::new();
+    o += &format!(
+        "store        {} (schema {})\n",
+        s.path().display(),
+        st.schema_version
+    );
+    o += &format!("results      {}\n", st.results);
+    for (k, n) in &st.by_outcome {
+        o += &format!("  {k:<10} {n:>12}\n");
+    }
+    o += "by pieces\n";
+    for (k, n) in &st.by_pieces {
+        o += &format!("  {k:<10} {n:>12}\n");
+    }
+    o += "by solver\n";
+    for (k, n) in &st.by_solver {
+        o += &format!("  {k:<10} {n:>12}\n");
+    }
+    o += &format!("trees        {} ({} positions)\n", st.trees, st.tree_nodes);
+    o += &format!(
+        "ballots      {} ({} with a main line)\n",
+        st.ballots, st.main_lines
+    );
+    o += &format!("job records  {}\n", st.job_records);
+    for (k, n) in &st.jobs_by_status {
+        o += &format!("  {k:<10} {n:>12}\n");
+    }
+    o += &format!("runs         {}\n", st.runs);
+    emit(&o)
+}
+
+/// Says in words what an outcome means for the side to move.
+fn outcome_words(pos: &Position, o: Outcome) -> String {
+    let side = pos.side_to_move().name();
+    match o {
+        Outcome::Exact(engine::Value::Win) => format!("{side} to move wins"),
+        Outcome::Exact(engine::Value::Loss) => format!("{side} to move loses"),
+        Outcome::Exact(engine::Value::Draw) => "draw".to_string(),
+        Outcome::AtLeastDraw => format!("{side} to move at least draws"),
+        Outcome::AtMostDraw => format!("{side} to move at most draws"),
+    }
+}
+
+fn export_jsonl(r: &ResultRecord) -> String {
+    serde_json::json!({
+        "fen": to_fen(&r.position),
+        "outcome": r.outcome.name(),
+        "pieces": r.position.piece_count(),
+        "solver": r.provenance.solver,
+        "nodes": r.provenance.nodes,
+        "millis": r.provenance.millis,
+        "egdb_pieces": r.provenance.egdb_pieces,
+        "proof_size": r.proof_size,
+        "proved_at": iso8601(r.proved_at),
+        "run_id": r.provenance.run_id,
+    })
+    .to_string()
+}
+
+fn export_pdn(r: &ResultRecord) -> String {
+    let p = &r.provenance;
+    format!(
+        "[Event \"proof store result\"]\n[Setup \"1\"]\n[FEN \"{fen}\"]\n[GameType \"21\"]\n\
+         [Result \"*\"]\n{{{words} ({outcome}); {pieces} pieces; proved by {solver}, {nodes} nodes, \
+         {millis} ms, egdb {egdb} pieces, proof size {size}, {date}, run {run}}} *\n\n",
+        fen = to_fen(&r.position),
+        words = outcome_words(&r.position, r.outcome),
+        outcome = r.outcome.name(),
+        pieces = r.position.piece_count(),
+        solver = p.solver.replace('}', ")"),
+        nodes = p.nodes,
+        millis = p.millis,
+        egdb = p.egdb_pieces,
+        size = r.proof_size,
+        date = iso8601(r.proved_at),
+        run = if p.run_id.is_empty() { "-" } else { &p.run_id }.replace('}', ")"),
+    )
+}
+
+fn export(store: &StoreArg, format: ExportFormat, out: Option<PathBuf>) -> anyhow::Result<()> {
+    let s = open_existing(store)?;
+    let sink: Box<dyn Write> = match &out {
+        Some(p) => Box::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        ),
+        None => Box::new(std::io::stdout().lock()),
+    };
+    let mut w = std::io::BufWriter::new(sink);
+    #[derive(Debug)]
+    enum E {
+        Store(StoreError),
+        Io(std::io::Error),
+    }
+    impl From<StoreError> for E {
+        fn from(e: StoreError) -> E {
+            E::Store(e)
+        }
+    }
+    let res = s.for_each_result(|r| -> Result<(), E> {
+        let text = match format {
+            ExportFormat::Jsonl => export_jsonl(&r) + "\n",
+            ExportFormat::Pdn => export_pdn(&r),
+        };
+        w.write_all(text.as_bytes()).map_err(E::Io)
+    });
+    let res = res.and_then(|_| w.flush().map_err(E::Io));
+    match res {
+        Ok(()) => Ok(()),
+        Err(E::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(E::Io(e)) => Err(e).context(match &out {
+            Some(p) => format!("writing {}", p.display()),
+            None => "writing standard output".into(),
+        }),
+        Err(E::Store(e)) => Err(e.into()),
+    }
+}
+
+/// A progress bar on a terminal; on a non-terminal stderr, plain log lines
+/// every few seconds instead.
+pub fn progress_bar(len: u64, message: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        let bar = if len == 0 {
+            indicatif::ProgressBar::new_spinner()
+        } else {
+            indicatif::ProgressBar::new(len)
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg} {pos} [{elapsed_precise}] {per_sec}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.set_message(message.to_string());
+        bar
+    } else {
+        eprintln!("{message}");
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+fn print_merge(shard: &std::path::Path, r: &MergeReport) {
+    println!(
+        "{}: {} results: {} new, {} tightened, {} unchanged, {} refused; trees {} copied, {} present; \
+         main lines {} copied; job records {} copied; runs {} copied",
+        shard.display(),
+        r.seen,
+        r.new,
+        r.tightened,
+        r.unchanged,
+        r.refused.len(),
+        r.trees_copied,
+        r.trees_present,
+        r.lines_copied,
+        r.job_records_copied,
+        r.runs_copied
+    );
+    for x in &r.refused {
+        println!(
+            "  refused {}: store has {}, shard says {}",
+            to_fen(&x.position),
+            x.stored,
+            x.incoming
+        );
+    }
+    for b in &r.lines_differing {
+        println!("  ballot {b}: shard's main line differs from the store's; the store's is kept");
+    }
+}
+
+fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
+    let s = Store::open(store.path())?;
+    let mut total = MergeReport::default();
+    let mut failed = Vec::new();
+    let start = Instant::now();
+    for shard in shards {
+        let bar = progress_bar(0, &format!("merging {}", shard.display()));
+        match merge_shard(&s, shard, |n| bar.set_position(n)) {
+            Ok(r) => {
+                bar.finish_and_clear();
+                print_merge(shard, &r);
+                total.seen += r.seen;
+                total.new += r.new;
+                total.tightened += r.tightened;
+                total.unchanged += r.unchanged;
+                total.refused.extend(r.refused);
+            }
+            Err(e) => {
+                bar.finish_and_clear();
+                eprintln!("checkers: {e}");
+                failed.push(shard.display().to_string());
+            }
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "total into {}: {} results, {} new, {} tightened, {} unchanged, {} refused ({:.2} s, {:.0} results/s)",
+        s.path().display(),
+        total.seen,
+        total.new,
+        total.tightened,
+        total.unchanged,
+        total.refused.len(),
+        secs,
+        total.seen as f64 / secs.max(1e-9)
+    );
+    if !failed.is_empty() {
+        bail!(
+            "could not merge {} shard(s): {}",
+            failed.len(),
+            failed.join(", ")
+        );
+    }
+    if !total.refused.is_empty() {
+        bail!(
+            "{} contradicting result(s) refused (listed above); everything else was merged",
+            total.refused.len()
+        );
+    }
+    Ok(())
+}
+
+/// The `n`th synthetic position (n < 2^20): Black men on 1-12 from the low
+/// 12 bits, White men on 21-28 from the next 8.
+fn synthetic(n: u64) -> Position {
+    Position::from_bitboards_unchecked(
+        (n & 0xFFF) as u32,
+        (((n >> 12) & 0xFF) as u32) << 20,
+        0,
+        Color::Black,
+    )
+}
+
+fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
+    use rayon::prelude::*;
+    if results == 0 || results > 1 << 20 {
+        bail!("--results must be from 1 to 1048576");
+    }
+    let dir = dir
+        .unwrap_or_else(std::env::temp_dir)
+        .join(format!("checkers-db-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let outcome = |n: u64| match n % 3 {
+        0 => Outcome::Exact(engine::Value::Draw),
+        1 => Outcome::AtLeastDraw,
+        _ => Outcome::Exact(engine::Value::Win),
+    };
+    let prov = Provenance {
+        solver: "bench".into(),
+        nodes: 1,
+        millis: 1,
+        egdb_pieces: 0,
+        run_id: String::new(),
+    };
+    let result = (|| -> anyhow::Result<()> {
+        let path = dir.join("bench.sqlite");
+        let t = Instant::now();
+        {
+            let w = Writer::open(&path, WriterOptions::default())?;
+            let h = w.handle();
+            (0..results).into_par_iter().try_for_each_with(h, |h, n| {
+                h.put(ResultRecord::new(synthetic(n), outcome(n), prov.clone(), 0))
+            })?;
+            let r = w.finish()?;
+            anyhow::ensure!(r.new == results, "writer stored {} of {results}", r.new);
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "writer      {results} results in {secs:.3} s: {:.0} results/s",
+            results as f64 / secs
+        );
+        let store = Store::open(&path)?;
+        // Lookups: every stored position, then as many misses (White to move).
+        let probes: Vec<Position> = (0..results)
+            .map(synthetic)
+            .chain((0..results).map(|n| synthetic(n).with_side(Color::White)))
+            .collect();
+        let t = Instant::now();
+        let hits = probes.iter().filter(|p| store.lookup(p).is_some()).count();
+        let secs = t.elapsed().as_secs_f64();
+        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        println!(
+            "lookup      store, 1 thread: {} lookups (half misses) in {secs:.3} s: {:.0} lookups/s",
+            probes.len(),
+            probes.len() as f64 / secs
+        );
+        let threads = rayon::current_num_threads();
+        let t = Instant::now();
+        let hits = probes
+            .par_iter()
+            .filter(|p| store.lookup(p).is_some())
+            .count();
+        let secs = t.elapsed().as_secs_f64();
+        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        println!(
+            "lookup      store, {threads} threads: {:.0} lookups/s",
+            probes.len() as f64 / secs
+        );
+        let t = Instant::now();
+        let cache = ResultCache::load(&store)?;
+        println!(
+            "cache load  {} results in {:.3} s",
+            cache.len(),
+            t.elapsed().as_secs_f64()
+        );
+        let t = Instant::now();
+        let hits = probes.iter().filter(|p| cache.lookup(p).is_some()).count();
+        let secs = t.elapsed().as_secs_f64();
+        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        println!(
+            "lookup      cache, 1 thread: {:.0} lookups/s",
+            probes.len() as f64 / secs
+        );
+        // Merge: a shard overlapping half of the store, with bounds that
+        // tighten (>=draw + <=draw).
+        let shard_path = dir.join("shard.sqlite");
+        {
+            let shard = Store::open(&shard_path)?;
+            let recs: Vec<ResultRecord> = (results / 2..results + results / 2)
+                .map(|n| {
+                    let o = if n < results && n % 3 == 1 {
+                        Outcome::AtMostDraw
+                    } else {
+                        outcome(n)
+                    };
+                    ResultRecord::new(synthetic(n % (1 << 20)), o, prov.clone(), 0)
+                })
+                .collect();
+            shard.put_many(&recs)?;
+        }
+        let t = Instant::now();
+        let r = merge_shard(&store, &shard_path, |_| {})?;
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "merge       {} results ({} new, {} tightened, {} unchanged, {} refused) in {secs:.3} s: {:.0} results/s",
+            r.seen,
+            r.new,
+            r.tightened,
+            r.unchanged,
+            r.refused.len(),
+            r.seen as f64 / secs
+        );
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }

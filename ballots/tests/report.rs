@@ -1,0 +1,168 @@
+//! Reports from main lines and job records inserted by hand.
+
+use ballots::deck::{Deck, Selection};
+use ballots::report::*;
+use engine::{Position, Value};
+use proofdb::*;
+
+fn temp_store(name: &str) -> (std::path::PathBuf, Store) {
+    let dir = std::env::temp_dir().join(format!("ballots-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let s = Store::open(dir.join("s.sqlite")).unwrap();
+    (dir, s)
+}
+
+/// A main line for ballot `b`: its three moves, then first legal moves.
+fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
+    let ballot = deck.get(b).unwrap();
+    let mut pos = Position::initial();
+    let mut out = vec![LinePly {
+        ply: 0,
+        position: pos,
+        move_text: String::new(),
+        origin: Origin::Published,
+    }];
+    for ply in 1..=plies {
+        let (m, next) = if ply <= 3 {
+            ballots::deck::play_move_text(&pos, &ballot.moves[ply as usize - 1]).unwrap()
+        } else {
+            let m = pos.moves().as_slice()[0];
+            (m, pos.play_unchecked(&m))
+        };
+        pos = next;
+        out.push(LinePly {
+            ply,
+            position: pos,
+            move_text: m.to_string(),
+            origin: if ply <= 3 {
+                Origin::Published
+            } else {
+                Origin::Engine
+            },
+        });
+    }
+    assert_eq!(out[3].position, ballot.position);
+    out
+}
+
+fn prov() -> Provenance {
+    Provenance {
+        solver: "ab".into(),
+        nodes: 5,
+        millis: 6,
+        egdb_pieces: 8,
+        run_id: "r".into(),
+    }
+}
+
+#[test]
+fn frontier_is_the_earliest_exactly_proved_ply() {
+    let deck = Deck::builtin();
+    let (dir, store) = temp_store("frontier");
+    let line = line_for(&deck, 5, 12);
+    store.set_main_line(5, &line).unwrap();
+    // Plies 12, 11, 10 proved exactly; 9 only bounded; 7 proved (a
+    // transposition proved elsewhere), so 7 is the frontier.
+    for ply in [12, 11, 10, 7] {
+        store
+            .put(&line[ply].position, Outcome::Exact(Value::Draw), &prov())
+            .unwrap();
+    }
+    store
+        .put(&line[9].position, Outcome::AtLeastDraw, &prov())
+        .unwrap();
+    store
+        .put_job_record(&JobRecord {
+            ballot: 5,
+            ply: 7,
+            outcome: Some(Outcome::Exact(Value::Draw)),
+            nodes: 123_456,
+            millis: 65_000,
+            proof_size: 789,
+            status: JobStatus::Proved,
+            run_id: "r".into(),
+            updated: 0,
+        })
+        .unwrap();
+    store
+        .put_job_record(&JobRecord {
+            ballot: 5,
+            ply: 6,
+            outcome: None,
+            nodes: 1,
+            millis: 1000,
+            proof_size: 0,
+            status: JobStatus::Budget,
+            run_id: "r".into(),
+            updated: 0,
+        })
+        .unwrap();
+    // Ballot 6: a line with nothing proved. Ballot 7: frontier from the
+    // result's provenance (no job record).
+    store.set_main_line(6, &line_for(&deck, 6, 8)).unwrap();
+    let l7 = line_for(&deck, 7, 9);
+    store.set_main_line(7, &l7).unwrap();
+    store
+        .put_record(&ResultRecord::new(
+            l7[9].position,
+            Outcome::Exact(Value::Win),
+            prov(),
+            44,
+        ))
+        .unwrap();
+
+    let picked: Vec<_> = deck
+        .select(Selection::All)
+        .into_iter()
+        .filter(|b| (4..=7).contains(&b.number))
+        .collect();
+    let rows = status(&store, &picked).unwrap();
+    assert_eq!(rows.len(), 4);
+    let r4 = &rows[0];
+    assert_eq!((r4.line_plies, r4.frontier_ply), (0, None));
+    let r5 = &rows[1];
+    assert_eq!(r5.last_ply, Some(12));
+    assert_eq!(r5.frontier_ply, Some(7));
+    assert_eq!(r5.frontier_pieces, Some(line[7].position.piece_count()));
+    assert_eq!(r5.value, Some(Outcome::Exact(Value::Draw)));
+    assert_eq!(
+        (r5.nodes, r5.millis, r5.proof_size),
+        (Some(123_456), Some(65_000), Some(789))
+    );
+    assert_eq!(r5.proved_plies, 4);
+    assert_eq!(r5.job_records, 2);
+    assert_eq!(r5.job_millis, 66_000);
+    assert_eq!(rows[2].frontier_ply, None);
+    assert_eq!(rows[2].last_ply, Some(8));
+    let r7 = &rows[3];
+    assert_eq!(r7.frontier_ply, Some(9));
+    assert_eq!(
+        (r7.nodes, r7.millis, r7.proof_size),
+        (Some(5), Some(6), Some(44))
+    );
+    assert_eq!(r7.to_move.as_deref(), Some("White"));
+
+    let md = to_markdown(&rows);
+    assert!(
+        md.contains("| 5 | 9-13 22-18 6-9 | Dreaded Edinburgh | 12 | 7 |"),
+        "{md}"
+    );
+    let json = to_json(&rows);
+    assert_eq!(json["ballots"][1]["frontier_ply"], 7);
+    assert_eq!(json["ballots"][0]["frontier_ply"], serde_json::Value::Null);
+    let svg = to_svg(&rows);
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    assert_eq!(svg.matches("<circle").count(), 2);
+    let text = to_text(&rows);
+    assert!(
+        text.contains("4 ballots: 3 with a main line, 2 with a frontier"),
+        "{text}"
+    );
+    let files = write_report(&dir.join("out"), &rows).unwrap();
+    assert_eq!(files.len(), 3);
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    assert_eq!(back, json);
+    let _ = std::fs::remove_dir_all(dir);
+}

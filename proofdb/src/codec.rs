@@ -1,0 +1,211 @@
+//! How positions, outcomes and proof entries are written in the store's
+//! columns, and the clock and host names it records.
+
+use crate::outcome::Outcome;
+use crate::proof::{LeafSource, ProofEntry, Question};
+use engine::{Color, Move, Position, Square};
+
+/// The 12-byte key of a position's pieces: black, white, kings, each a
+/// `u32` little-endian. The side to move is kept in its own column.
+pub fn pos_key(pos: &Position) -> [u8; 12] {
+    let (b, w, k, _) = pos.parts();
+    let mut out = [0u8; 12];
+    out[0..4].copy_from_slice(&b.to_le_bytes());
+    out[4..8].copy_from_slice(&w.to_le_bytes());
+    out[8..12].copy_from_slice(&k.to_le_bytes());
+    out
+}
+
+/// The side-to-move column: 0 Black, 1 White.
+pub fn stm_code(pos: &Position) -> i64 {
+    pos.side_to_move() as u8 as i64
+}
+
+/// Rebuilds a position from its key and side column, checking every
+/// invariant. `Err` says what is wrong.
+pub fn decode_pos(key: &[u8], stm: i64) -> Result<Position, String> {
+    if key.len() != 12 {
+        return Err(format!("position key of {} bytes, expected 12", key.len()));
+    }
+    let word = |i: usize| u32::from_le_bytes([key[i], key[i + 1], key[i + 2], key[i + 3]]);
+    let side = match stm {
+        0 => Color::Black,
+        1 => Color::White,
+        n => return Err(format!("side to move {n}, expected 0 or 1")),
+    };
+    let (black, white, kings) = (word(0), word(4), word(8));
+    if kings & !(black | white) != 0 {
+        return Err(format!("kings {kings:#010x} on empty squares"));
+    }
+    let setup = engine::Setup {
+        black_men: black & !kings,
+        black_kings: black & kings,
+        white_men: white & !kings,
+        white_kings: white & kings,
+        side: Some(side),
+    };
+    Position::from_setup(&setup).map_err(|e| e.to_string())
+}
+
+/// Parses an outcome column.
+pub fn decode_outcome(s: &str) -> Result<Outcome, String> {
+    Outcome::from_name(s).ok_or_else(|| format!("unknown outcome {s:?}"))
+}
+
+/// The `question` column: `win` or `draw`.
+pub fn decode_question(s: &str) -> Result<Question, String> {
+    match s {
+        "win" => Ok(Question::Win),
+        "draw" => Ok(Question::AtLeastDraw),
+        _ => Err(format!("unknown question {s:?}")),
+    }
+}
+
+/// The columns of a proof entry: kind, from, to, captured, leaf.
+pub type EntryColumns = (
+    &'static str,
+    Option<i64>,
+    Option<i64>,
+    Option<i64>,
+    Option<&'static str>,
+);
+
+/// Splits a proof entry into its columns.
+pub fn encode_entry(e: &ProofEntry) -> EntryColumns {
+    match e {
+        ProofEntry::Prover(m) => (
+            "prover",
+            Some(m.from().number() as i64),
+            Some(m.to().number() as i64),
+            Some(m.captured() as i64),
+            None,
+        ),
+        ProofEntry::Opponent => ("opponent", None, None, None, None),
+        ProofEntry::Leaf(src) => (
+            "leaf",
+            None,
+            None,
+            None,
+            Some(match src {
+                LeafSource::Terminal => "terminal",
+                LeafSource::Egdb => "egdb",
+                LeafSource::Store => "store",
+            }),
+        ),
+    }
+}
+
+/// Rebuilds a proof entry from its columns.
+pub fn decode_entry(
+    kind: &str,
+    from: Option<i64>,
+    to: Option<i64>,
+    captured: Option<i64>,
+    leaf: Option<&str>,
+) -> Result<ProofEntry, String> {
+    match kind {
+        "prover" => {
+            let sq = |n: Option<i64>| {
+                n.and_then(|n| u8::try_from(n).ok())
+                    .and_then(Square::from_number)
+                    .ok_or_else(|| format!("bad move square {n:?}"))
+            };
+            let captured = captured
+                .and_then(|c| u32::try_from(c).ok())
+                .ok_or_else(|| format!("bad captured set {captured:?}"))?;
+            Ok(ProofEntry::Prover(Move::new(sq(from)?, sq(to)?, captured)))
+        }
+        "opponent" => Ok(ProofEntry::Opponent),
+        "leaf" => Ok(ProofEntry::Leaf(match leaf {
+            Some("terminal") => LeafSource::Terminal,
+            Some("egdb") => LeafSource::Egdb,
+            Some("store") => LeafSource::Store,
+            other => return Err(format!("unknown leaf source {other:?}")),
+        })),
+        other => Err(format!("unknown proof entry kind {other:?}")),
+    }
+}
+
+/// Seconds since the Unix epoch, now.
+pub fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
+
+/// `YYYY-MM-DDTHH:MM:SSZ` for a Unix time (UTC, proleptic Gregorian).
+pub fn iso8601(unix: i64) -> String {
+    let days = unix.div_euclid(86_400);
+    let secs = unix.rem_euclid(86_400);
+    // Civil-from-days (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs / 60 % 60,
+        secs % 60
+    )
+}
+
+/// This machine's name (from `/proc/sys/kernel/hostname`, `HOSTNAME`, or
+/// `unknown`).
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip_and_reject_garbage() {
+        let p = engine::notation::fen::parse_fen("W:WK19,K23,30:B12,K28").unwrap();
+        assert_eq!(decode_pos(&pos_key(&p), stm_code(&p)).unwrap(), p);
+        assert!(decode_pos(&[0u8; 11], 0).is_err());
+        assert!(decode_pos(&pos_key(&p), 2).is_err());
+        let mut bad = pos_key(&p);
+        bad[8] |= 1; // a king on an empty square
+        assert!(decode_pos(&bad, 0).is_err());
+    }
+
+    #[test]
+    fn entries_round_trip() {
+        let p = Position::initial();
+        for m in p.moves().iter() {
+            let e = ProofEntry::Prover(*m);
+            let (k, f, t, c, l) = encode_entry(&e);
+            assert_eq!(decode_entry(k, f, t, c, l).unwrap(), e);
+        }
+        for e in [
+            ProofEntry::Opponent,
+            ProofEntry::Leaf(LeafSource::Egdb),
+            ProofEntry::Leaf(LeafSource::Terminal),
+            ProofEntry::Leaf(LeafSource::Store),
+        ] {
+            let (k, f, t, c, l) = encode_entry(&e);
+            assert_eq!(decode_entry(k, f, t, c, l).unwrap(), e);
+        }
+        assert!(decode_entry("prover", Some(0), Some(5), Some(0), None).is_err());
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(iso8601(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(iso8601(1_700_000_000), "2023-11-14T22:13:20Z");
+    }
+}

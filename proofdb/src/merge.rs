@@ -1,0 +1,150 @@
+//! Folding a shard (a store written elsewhere) into a store without losing
+//! anything.
+//!
+//! Results are intersected one by one exactly as [`crate::Store::put`]
+//! does; a contradiction is refused (the stored result stays, the refusal
+//! is reported with both outcomes) and the merge goes on. Proof trees,
+//! ballots, main lines, job records and runs the store lacks are copied;
+//! where both have a main line for a ballot and they differ, the store's is
+//! kept and the difference reported. The shard is opened read-only and
+//! checked (`PRAGMA quick_check`) first. Results are committed in chunks;
+//! a merge that is interrupted can simply be run again (already merged
+//! results come back "unchanged").
+
+use crate::error::{Result, StoreError};
+use crate::jobs::JobStatus;
+use crate::results::{Applied, PutEffect, ResultRecord};
+use crate::store::Store;
+use crate::writer::Refusal;
+use std::path::Path;
+
+/// Results per transaction while merging.
+const CHUNK: usize = 20_000;
+
+/// What a merge did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeReport {
+    /// Results in the shard.
+    pub seen: u64,
+    /// Results the store did not have.
+    pub new: u64,
+    /// Results that narrowed a stored bound.
+    pub tightened: u64,
+    /// Results already implied by the store.
+    pub unchanged: u64,
+    /// Results refused as contradictions.
+    pub refused: Vec<Refusal>,
+    /// Proof trees copied.
+    pub trees_copied: u64,
+    /// Proof trees already present (same root and question).
+    pub trees_present: u64,
+    /// Main lines copied (ballots the store had no line for).
+    pub lines_copied: u64,
+    /// Ballots whose main line differs between shard and store (the
+    /// store's is kept).
+    pub lines_differing: Vec<u32>,
+    /// Job records copied or upgraded to `proved`.
+    pub job_records_copied: u64,
+    /// Runs copied.
+    pub runs_copied: u64,
+}
+
+/// Folds the shard at `shard` into `store`. `progress` is called with the
+/// number of shard results handled so far after each chunk.
+pub fn merge_shard(
+    store: &Store,
+    shard: &Path,
+    mut progress: impl FnMut(u64),
+) -> Result<MergeReport> {
+    store.writable()?;
+    let same = match (
+        std::fs::canonicalize(shard),
+        std::fs::canonicalize(store.path()),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Err(StoreError::Invalid {
+            path: shard.to_path_buf(),
+            detail: "cannot merge a store into itself".into(),
+        });
+    }
+    let src = Store::open_readonly(shard)?;
+    src.quick_check()?;
+    let mut report = MergeReport::default();
+
+    let mut chunk: Vec<ResultRecord> = Vec::with_capacity(CHUNK);
+    let mut flush = |chunk: &mut Vec<ResultRecord>, report: &mut MergeReport| -> Result<()> {
+        let applied = store.put_many(chunk)?;
+        for (rec, a) in chunk.iter().zip(applied) {
+            match a {
+                Applied::Done(PutEffect::New) => report.new += 1,
+                Applied::Done(PutEffect::Tightened) => report.tightened += 1,
+                Applied::Done(PutEffect::Unchanged) => report.unchanged += 1,
+                Applied::Refused(c) => report.refused.push(Refusal {
+                    position: rec.position,
+                    stored: c.stored,
+                    incoming: c.incoming,
+                }),
+            }
+        }
+        report.seen += chunk.len() as u64;
+        chunk.clear();
+        progress(report.seen);
+        Ok(())
+    };
+    src.for_each_result(|rec| -> Result<()> {
+        chunk.push(rec);
+        if chunk.len() >= CHUNK {
+            flush(&mut chunk, &mut report)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut chunk, &mut report)?;
+
+    for info in src.trees()? {
+        if store.tree_info(&info.root, info.question)?.is_some() {
+            report.trees_present += 1;
+            continue;
+        }
+        if let Some(tree) = src.get_tree_by_id(info.id)? {
+            store.put_tree_dated(&tree, &info.run_id, info.created)?;
+            report.trees_copied += 1;
+        }
+    }
+
+    let have: std::collections::HashSet<u32> =
+        store.ballots()?.into_iter().map(|b| b.number).collect();
+    for b in src.ballots()? {
+        if !have.contains(&b.number) {
+            store.put_ballot(&b)?;
+        }
+    }
+    for ballot in src.ballots_with_lines()? {
+        let theirs = src.main_line(ballot)?;
+        let ours = store.main_line(ballot)?;
+        if ours.is_empty() {
+            store.set_main_line(ballot, &theirs)?;
+            report.lines_copied += 1;
+        } else if ours != theirs {
+            report.lines_differing.push(ballot);
+        }
+    }
+    for rec in src.all_job_records()? {
+        let copy = match store.job_record(rec.ballot, rec.ply)? {
+            None => true,
+            Some(ours) => ours.status != JobStatus::Proved && rec.status == JobStatus::Proved,
+        };
+        if copy {
+            store.put_job_record(&rec)?;
+            report.job_records_copied += 1;
+        }
+    }
+    for run in src.runs()? {
+        if store.insert_run(&run)? {
+            report.runs_copied += 1;
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,57 @@
+//! Helpers shared by the proofdb integration tests.
+#![allow(dead_code)]
+
+use engine::{Color, Position, Value};
+use proofdb::Outcome;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh empty directory under the system temp dir.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    let d = std::env::temp_dir().join(format!(
+        "proofdb-{name}-{}-{}-{nanos}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The `n`th of 2^20 distinct legal positions: Black men on squares 1-12
+/// from the low 12 bits, White men on 21-28 from the next 8, Black to move.
+pub fn synthetic(n: u64) -> Position {
+    let black = (n & 0xFFF) as u32;
+    let white = (((n >> 12) & 0xFF) as u32) << 20;
+    Position::from_bitboards_unchecked(black, white, 0, Color::Black)
+}
+
+/// An outcome that depends on `n`.
+pub fn outcome_for(n: u64) -> Outcome {
+    match n % 5 {
+        0 => Outcome::Exact(Value::Win),
+        1 => Outcome::Exact(Value::Draw),
+        2 => Outcome::Exact(Value::Loss),
+        3 => Outcome::AtLeastDraw,
+        _ => Outcome::AtMostDraw,
+    }
+}
+
+/// A small pseudo-random number from the clock and a counter.
+pub fn random_u64() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    let mut x =
+        t ^ (COUNTER.fetch_add(1, Ordering::Relaxed) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x
+}

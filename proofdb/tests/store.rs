@@ -1,0 +1,328 @@
+//! Store behaviour: put/get with bound intersection, proof trees, ballot
+//! tables, the batched writer, parallel lookups.
+
+mod common;
+
+use common::{outcome_for, synthetic, temp_dir};
+use engine::notation::fen::parse_fen;
+use engine::{Position, Value};
+use proofdb::*;
+
+fn prov(solver: &str, nodes: u64) -> Provenance {
+    Provenance {
+        solver: solver.into(),
+        nodes,
+        millis: 7,
+        egdb_pieces: 6,
+        run_id: "test".into(),
+    }
+}
+
+#[test]
+fn put_intersects_and_refuses_contradictions() {
+    let dir = temp_dir("put");
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    let p = parse_fen("W:W18,21,23:B1,2,13").unwrap();
+    assert_eq!(store.get(&p).unwrap(), None);
+    assert_eq!(
+        store
+            .put(&p, Outcome::AtLeastDraw, &prov("ab", 10))
+            .unwrap(),
+        PutEffect::New
+    );
+    // Weaker or equal: unchanged.
+    assert_eq!(
+        store
+            .put(&p, Outcome::AtLeastDraw, &prov("ab", 10))
+            .unwrap(),
+        PutEffect::Unchanged
+    );
+    // A contradiction is refused and changes nothing.
+    let err = store
+        .put(&p, Outcome::Exact(Value::Loss), &prov("dfpn", 5))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Contradiction { .. }), "{err}");
+    assert!(err.to_string().contains(">=draw"), "{err}");
+    assert_eq!(store.get(&p).unwrap().unwrap().0, Outcome::AtLeastDraw);
+    // The other bound makes it exact; provenance combines.
+    assert_eq!(
+        store
+            .put(&p, Outcome::AtMostDraw, &prov("dfpn", 5))
+            .unwrap(),
+        PutEffect::Tightened
+    );
+    let (o, pv) = store.get(&p).unwrap().unwrap();
+    assert_eq!(o, Outcome::Exact(Value::Draw));
+    assert_eq!(pv.solver, "ab+dfpn");
+    assert_eq!(pv.nodes, 15);
+    assert_eq!(pv.millis, 14);
+    assert_eq!(
+        store.put(&p, Outcome::AtMostDraw, &prov("x", 1)).unwrap(),
+        PutEffect::Unchanged
+    );
+    // The side to move is part of the key.
+    let q = p.with_side(engine::Color::Black);
+    assert_eq!(store.get(&q).unwrap(), None);
+    assert_eq!(store.lookup(&p), Some(Outcome::Exact(Value::Draw)));
+    assert_eq!(store.lookup(&q), None);
+    drop(store);
+    // Reopen: all still there, integrity ok.
+    let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
+    assert_eq!(store.lookup(&p), Some(Outcome::Exact(Value::Draw)));
+    assert!(store.put(&q, Outcome::AtLeastDraw, &prov("ab", 1)).is_err());
+    store.integrity_check().unwrap();
+}
+
+#[test]
+fn records_keep_proof_size_date_and_pieces() {
+    let dir = temp_dir("record");
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    let p = synthetic(0x5_0F3);
+    let rec = ResultRecord {
+        position: p,
+        outcome: Outcome::Exact(Value::Win),
+        provenance: prov("dfpn", 123_456_789_012),
+        proof_size: 4242,
+        proved_at: 1_700_000_000,
+    };
+    store.put_record(&rec).unwrap();
+    assert_eq!(store.get_record(&p).unwrap().unwrap(), rec);
+    let st = store.stats().unwrap();
+    assert_eq!(st.results, 1);
+    assert_eq!(st.by_pieces.get(&p.piece_count()), Some(&1));
+    assert_eq!(st.by_solver.get("dfpn"), Some(&1));
+    assert_eq!(st.by_outcome.get("win"), Some(&1));
+}
+
+#[test]
+fn proof_trees_round_trip_and_nodes_are_found_by_position() {
+    let dir = temp_dir("trees");
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    let root = Position::initial();
+    let moves = root.moves();
+    let mut nodes = vec![(root, ProofEntry::Prover(moves.as_slice()[2]))];
+    let child = root.play_unchecked(&moves.as_slice()[2]);
+    nodes.push((child, ProofEntry::Opponent));
+    for m in child.moves().iter() {
+        nodes.push((child.play_unchecked(m), ProofEntry::Leaf(LeafSource::Store)));
+    }
+    let tree = ProofTree {
+        root,
+        question: Question::AtLeastDraw,
+        nodes,
+    };
+    let id = store.put_tree(&tree, "run-1").unwrap();
+    let mut back = store
+        .get_tree(&root, Question::AtLeastDraw)
+        .unwrap()
+        .unwrap();
+    assert_eq!(back.root, tree.root);
+    let mut want = tree.nodes.clone();
+    want.sort_by_key(|(p, _)| *p);
+    back.nodes.sort_by_key(|(p, _)| *p);
+    assert_eq!(back.nodes, want);
+    assert!(store.get_tree(&root, Question::Win).unwrap().is_none());
+    assert_eq!(
+        store.find_tree_nodes(&child).unwrap(),
+        vec![(id, ProofEntry::Opponent)]
+    );
+    assert!(store.find_tree_nodes(&synthetic(3)).unwrap().is_empty());
+    // Replacing keeps one tree per root and question.
+    let id2 = store.put_tree(&tree, "run-2").unwrap();
+    assert_ne!(id, id2);
+    let infos = store.trees().unwrap();
+    assert_eq!(infos.len(), 1);
+    assert_eq!(infos[0].node_count, tree.nodes.len() as u64);
+    assert_eq!(infos[0].run_id, "run-2");
+    assert_eq!(
+        store.find_tree_nodes(&child).unwrap(),
+        vec![(id2, ProofEntry::Opponent)]
+    );
+    assert_eq!(store.stats().unwrap().tree_nodes, tree.nodes.len() as u64);
+    // A tree listing a position twice is refused whole.
+    let mut dup = tree.clone();
+    dup.question = Question::Win;
+    dup.nodes.push(dup.nodes[1]);
+    assert!(matches!(
+        store.put_tree(&dup, "r").unwrap_err(),
+        StoreError::Invalid { .. }
+    ));
+    assert!(store.get_tree(&root, Question::Win).unwrap().is_none());
+}
+
+#[test]
+fn ballot_tables() {
+    let dir = temp_dir("ballots");
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    let b = BallotRow {
+        number: 5,
+        moves: "9-13 22-18 6-9".into(),
+        deck: "deck144".into(),
+        ctd: true,
+        name: "Dreaded Edinburgh".into(),
+        fen: "W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,7,8,9,10,11,12,13".into(),
+    };
+    store.put_ballot(&b).unwrap();
+    assert_eq!(store.ballots().unwrap(), vec![b]);
+    let mut pos = Position::initial();
+    let mut line = vec![LinePly {
+        ply: 0,
+        position: pos,
+        move_text: String::new(),
+        origin: Origin::Published,
+    }];
+    for ply in 1..=6u32 {
+        let m = pos.moves().as_slice()[0];
+        pos = pos.play_unchecked(&m);
+        line.push(LinePly {
+            ply,
+            position: pos,
+            move_text: m.to_string(),
+            origin: if ply < 4 {
+                Origin::Published
+            } else {
+                Origin::Engine
+            },
+        });
+    }
+    store.set_main_line(5, &line).unwrap();
+    assert_eq!(store.main_line(5).unwrap(), line);
+    assert_eq!(store.ballots_with_lines().unwrap(), vec![5]);
+    assert_eq!(
+        store.main_line_plies_at(&line[4].position).unwrap(),
+        vec![(5, 4)]
+    );
+    store.set_main_line(5, &line[..3]).unwrap();
+    assert_eq!(store.main_line(5).unwrap().len(), 3);
+
+    let run = store.begin_run("checkers ballots run 5").unwrap();
+    let rec = JobRecord {
+        ballot: 5,
+        ply: 6,
+        outcome: Some(Outcome::Exact(Value::Draw)),
+        nodes: 1000,
+        millis: 20,
+        proof_size: 99,
+        status: JobStatus::Proved,
+        run_id: run.clone(),
+        updated: 1_700_000_000,
+    };
+    store.put_job_record(&rec).unwrap();
+    let open = JobRecord {
+        ply: 5,
+        outcome: None,
+        status: JobStatus::Budget,
+        ..rec.clone()
+    };
+    store.put_job_record(&open).unwrap();
+    assert_eq!(store.job_records(5).unwrap(), vec![open, rec.clone()]);
+    assert_eq!(store.job_record(5, 6).unwrap(), Some(rec));
+    store.finish_run(&run).unwrap();
+    let runs = store.runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert!(runs[0].finished.is_some());
+    assert_ne!(store.begin_run("again").unwrap(), run);
+}
+
+#[test]
+fn writer_batches_and_reports() {
+    let dir = temp_dir("writer");
+    let path = dir.join("s.sqlite");
+    let writer = Writer::open(
+        &path,
+        WriterOptions {
+            batch_size: 100,
+            ..WriterOptions::default()
+        },
+    )
+    .unwrap();
+    let h = writer.handle();
+    use rayon::prelude::*;
+    (0..1000u64)
+        .into_par_iter()
+        .for_each_with(h.clone(), |h, n| {
+            h.put(ResultRecord::new(
+                synthetic(n),
+                outcome_for(n),
+                prov("ab", n),
+                n,
+            ))
+            .unwrap();
+        });
+    let report = h.flush().unwrap();
+    assert_eq!(report.new, 1000);
+    assert!(report.batches >= 10, "{report:?}");
+    // A contradiction goes to the report, not into the store.
+    h.put(ResultRecord::new(
+        synthetic(0),
+        Outcome::Exact(Value::Loss),
+        prov("x", 1),
+        1,
+    ))
+    .unwrap();
+    h.put(ResultRecord::new(
+        synthetic(3),
+        Outcome::AtMostDraw,
+        prov("x", 1),
+        1,
+    ))
+    .unwrap();
+    let report = writer.finish().unwrap();
+    assert_eq!(report.refused.len(), 1);
+    assert_eq!(report.refused[0].stored, Outcome::Exact(Value::Win));
+    assert_eq!(report.tightened, 1);
+    assert!(h
+        .put(ResultRecord::new(
+            synthetic(1),
+            outcome_for(1),
+            prov("x", 1),
+            1
+        ))
+        .is_err());
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.result_count().unwrap(), 1000);
+    assert_eq!(
+        store.lookup(&synthetic(0)),
+        Some(Outcome::Exact(Value::Win))
+    );
+    assert_eq!(
+        store.lookup(&synthetic(3)),
+        Some(Outcome::Exact(Value::Draw))
+    );
+    // Parallel lookups through the reader pool and the cache agree.
+    let cache = ResultCache::load(&store).unwrap();
+    assert_eq!(cache.len(), 1000);
+    let ok = (0..1000u64)
+        .into_par_iter()
+        .all(|n| store.lookup(&synthetic(n)) == cache.lookup(&synthetic(n)));
+    assert!(ok);
+}
+
+#[test]
+fn writer_flushes_on_drop() {
+    let dir = temp_dir("drop");
+    let path = dir.join("s.sqlite");
+    {
+        let w = Writer::open(&path, WriterOptions::default()).unwrap();
+        for n in 0..10 {
+            w.handle()
+                .put(ResultRecord::new(
+                    synthetic(n),
+                    outcome_for(n),
+                    prov("ab", 1),
+                    0,
+                ))
+                .unwrap();
+        }
+    }
+    assert_eq!(Store::open(&path).unwrap().result_count().unwrap(), 10);
+}
+
+#[test]
+fn store_is_sync_and_send() {
+    fn is<T: Send + Sync>() {}
+    is::<Store>();
+    is::<WriterHandle>();
+    is::<ResultCache>();
+}

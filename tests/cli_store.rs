@@ -1,0 +1,203 @@
+//! `checkers db` and `checkers ballots` end to end, on stores made here.
+
+use engine::{Color, Position, Value};
+use proofdb::{LinePly, Origin, Outcome, Provenance, Store};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn checkers(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("CHECKERS_STORE")
+        .env_remove("CHECKERS_DATA")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("checkers-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn pos(n: u32) -> Position {
+    Position::from_bitboards_unchecked(n & 0xFFF, ((n >> 12) & 0xFF) << 20, 0, Color::Black)
+}
+
+fn prov(s: &str) -> Provenance {
+    Provenance {
+        solver: s.into(),
+        nodes: 3,
+        millis: 4,
+        egdb_pieces: 8,
+        run_id: "cli".into(),
+    }
+}
+
+#[test]
+fn merge_stats_export() {
+    let dir = temp_dir("merge");
+    {
+        let a = Store::open(dir.join("a.sqlite")).unwrap();
+        let b = Store::open(dir.join("b.sqlite")).unwrap();
+        for n in 1..=10 {
+            a.put(&pos(n), Outcome::AtLeastDraw, &prov("ab")).unwrap();
+        }
+        for n in 6..=15 {
+            b.put(&pos(n), Outcome::Exact(Value::Win), &prov("dfpn"))
+                .unwrap();
+        }
+        b.put(&pos(3), Outcome::Exact(Value::Loss), &prov("dfpn"))
+            .unwrap();
+    }
+    let out = checkers(&["db", "merge", "a.sqlite", "b.sqlite"], &dir);
+    let so = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{so}\n{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("1 contradicting result(s) refused"));
+    assert!(
+        so.contains("a.sqlite: 10 results: 10 new, 0 tightened, 0 unchanged, 0 refused"),
+        "{so}"
+    );
+    assert!(
+        so.contains("b.sqlite: 11 results: 5 new, 5 tightened, 0 unchanged, 1 refused"),
+        "{so}"
+    );
+    assert!(
+        so.contains("refused B:W:B1,2: store has >=draw, shard says loss"),
+        "{so}"
+    );
+    // The default store is ./proofs.sqlite.
+    let out = checkers(&["db", "stats", "--json"], &dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"], 15);
+    assert_eq!(v["by_outcome"]["win"], 10);
+    assert_eq!(v["by_outcome"][">=draw"], 5);
+    assert_eq!(v["by_solver"]["ab+dfpn"], 5);
+    let out = checkers(&["db", "stats"], &dir);
+    assert!(text(&out.stdout).contains("results      15"));
+
+    let out = checkers(&["db", "export", "--format", "jsonl"], &dir);
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 15);
+    for l in &lines {
+        let p = engine::notation::fen::parse_fen(l["fen"].as_str().unwrap()).unwrap();
+        assert!(Outcome::from_name(l["outcome"].as_str().unwrap()).is_some());
+        assert_eq!(l["pieces"], p.piece_count());
+    }
+    let out = checkers(
+        &["db", "export", "--format", "pdn", "--out", "all.pdn"],
+        &dir,
+    );
+    assert!(out.status.success());
+    let pdn = std::fs::read_to_string(dir.join("all.pdn")).unwrap();
+    assert_eq!(pdn.matches("[FEN \"").count(), 15);
+    assert!(pdn.contains("Black to move wins (win)"), "{pdn}");
+
+    // Merging again: nothing new, the contradiction is still refused.
+    let out = checkers(
+        &["db", "merge", "b.sqlite", "--store", "proofs.sqlite"],
+        &dir,
+    );
+    assert!(text(&out.stdout).contains("0 new, 0 tightened, 10 unchanged, 1 refused"));
+    let out = checkers(&["db", "check"], &dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn bad_store_files_are_refused_by_name() {
+    let dir = temp_dir("bad");
+    std::fs::write(dir.join("junk.sqlite"), "x".repeat(4096)).unwrap();
+    let out = checkers(&["db", "stats", "--store", "junk.sqlite"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let e = text(&out.stderr);
+    assert!(
+        e.starts_with("checkers: junk.sqlite: not a proof store"),
+        "{e}"
+    );
+    let out = checkers(&["db", "merge", "junk.sqlite", "--store", "m.sqlite"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("junk.sqlite: not a proof store"));
+    let out = checkers(&["ballots", "status"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("no proof store at proofs.sqlite"));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn ballots_list_status_report() {
+    let dir = temp_dir("ballots");
+    let out = checkers(&["ballots", "list", "--deck", "156", "--json"], &dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).lines().count(), 156);
+    let out = checkers(&["ballots", "list", "--deck", "barred"], &dir);
+    assert!(text(&out.stdout).contains("# 18 ballots (deck barred)"));
+    let out = checkers(&["ballots", "list", "--deck", "12"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+
+    // Ballot 1's main line to ply 5, ply 4 proved.
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    let mut p = Position::initial();
+    let mut line = vec![LinePly {
+        ply: 0,
+        position: p,
+        move_text: String::new(),
+        origin: Origin::Published,
+    }];
+    for (i, mv) in ["9-13", "21-17", "5-9", "25-21", "11-15"]
+        .iter()
+        .enumerate()
+    {
+        let m = *p.moves().iter().find(|m| m.to_string() == *mv).unwrap();
+        p = p.play_unchecked(&m);
+        line.push(LinePly {
+            ply: i as u32 + 1,
+            position: p,
+            move_text: mv.to_string(),
+            origin: Origin::Published,
+        });
+    }
+    store.set_main_line(1, &line).unwrap();
+    store
+        .put(&line[4].position, Outcome::Exact(Value::Draw), &prov("ab"))
+        .unwrap();
+    drop(store);
+    let out = checkers(
+        &[
+            "ballots", "status", "--deck", "144", "--store", "s.sqlite", "--json",
+        ],
+        &dir,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ballots"].as_array().unwrap().len(), 144);
+    assert_eq!(v["ballots"][0]["frontier_ply"], 4);
+    assert_eq!(v["ballots"][0]["frontier_pieces"], 24);
+    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(["ballots", "report", "--out", "rep"])
+        .current_dir(&dir)
+        .env("CHECKERS_STORE", "s.sqlite")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for f in ["ballots.md", "ballots.json", "frontier.svg"] {
+        assert!(dir.join("rep").join(f).is_file(), "{f}");
+    }
+    let md = std::fs::read_to_string(dir.join("rep/ballots.md")).unwrap();
+    assert!(
+        md.contains("| 1 | 9-13 21-17 5-9 |  | 5 | 4 | 24 | draw (Black) |"),
+        "{md}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
