@@ -327,6 +327,10 @@ fn solve_here(
             }
         }
     }
+    if outcome == Some(Outcome::Exact(Value::Loss)) {
+        // The loss proof subsumes the "not a win" one.
+        proofs.retain(|p| p.tree.question == Question::Loss);
+    }
     let solver = match opts.solver {
         SolverKind::Ab => "ab",
         SolverKind::Dfpn => "dfpn",
