@@ -18,14 +18,56 @@ pub enum Question {
     Win,
     /// The side to move at the root at least draws.
     AtLeastDraw,
+    /// The side to move at the root does not win: the opponent at least
+    /// draws (the proving side is the opponent; the proof may loop).
+    AtMostDraw,
+    /// The side to move at the root loses: the opponent wins (the proving
+    /// side is the opponent; the proof is acyclic).
+    Loss,
 }
 
 impl Question {
-    /// `"win"` or `"draw"`.
+    /// `"win"`, `"draw"`, `"notwin"` or `"loss"`.
     pub const fn name(self) -> &'static str {
         match self {
             Question::Win => "win",
             Question::AtLeastDraw => "draw",
+            Question::AtMostDraw => "notwin",
+            Question::Loss => "loss",
+        }
+    }
+
+    /// Parses [`Question::name`]'s output.
+    pub fn from_name(s: &str) -> Option<Question> {
+        Some(match s {
+            "win" => Question::Win,
+            "draw" => Question::AtLeastDraw,
+            "notwin" => Question::AtMostDraw,
+            "loss" => Question::Loss,
+            _ => return None,
+        })
+    }
+
+    /// Whether the proving side is the side to move at the root (`Win`,
+    /// `AtLeastDraw`) rather than its opponent (`AtMostDraw`, `Loss`).
+    pub const fn prover_moves_first(self) -> bool {
+        matches!(self, Question::Win | Question::AtLeastDraw)
+    }
+
+    /// Whether a proof of this question may close on itself (a repeated
+    /// position is a draw, which is what the draw questions need).
+    pub const fn allows_cycles(self) -> bool {
+        matches!(self, Question::AtLeastDraw | Question::AtMostDraw)
+    }
+
+    /// What a proof of this question establishes for the root's side to
+    /// move.
+    pub const fn outcome(self) -> crate::Outcome {
+        match self {
+            Question::Win => crate::Outcome::Exact(engine::Value::Win),
+            Question::AtLeastDraw => crate::Outcome::AtLeastDraw,
+            Question::AtMostDraw => crate::Outcome::AtMostDraw,
+            Question::Loss => crate::Outcome::Exact(engine::Value::Loss),
         }
     }
 }

@@ -1,10 +1,336 @@
-//! `checkers solve` (not built yet).
+//! `checkers solve`: prove the value of a position, or of every position
+//! of a batch file, and write the verified proofs.
 
-/// Arguments (none yet).
+use anyhow::Context;
+use engine::notation::fen::{parse_fen, to_fen};
+use proofdb::outcome::NoResults;
+use solver::proofio::{self, StoredProof};
+use solver::solve::{solve, Ask, SolveOptions, SolveReport, SolverKind};
+use solver::{Leaves, Status};
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which question to answer.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum QuestionArg {
+    /// Does the side to move win?
+    Win,
+    /// Does the side to move at least draw?
+    Draw,
+    /// The value: both questions as needed (a draw needs both).
+    Value,
+}
+
+/// Which solver to run.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum SolverArg {
+    /// Pessimistic alpha-beta.
+    Ab,
+    /// Depth-first proof-number search.
+    Dfpn,
+    /// Both, cross-checked (a disagreement is an error).
+    Both,
+}
+
+/// Arguments of `checkers solve`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The position (FEN, e.g. `W:WK19,K23:B12,K28`). Omit with --batch.
+    #[arg(required_unless_present = "batch")]
+    pub fen: Option<String>,
+    /// One position per line (the first tab-separated field is the FEN;
+    /// blank lines and `#` comments are skipped); one result per line out.
+    #[arg(long, conflicts_with = "fen")]
+    pub batch: Option<PathBuf>,
+    /// The question.
+    #[arg(long, value_enum, default_value = "value")]
+    pub question: QuestionArg,
+    /// The solver.
+    #[arg(long, value_enum, default_value = "ab")]
+    pub solver: SolverArg,
+    /// Node budget per solver and binary question.
+    #[arg(long, conflicts_with = "time")]
+    pub nodes: Option<u64>,
+    /// Time limit per position, in seconds.
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Endgame databases up to this many pieces (0: none).
+    #[arg(long, default_value_t = 0)]
+    pub egdb_pieces: u32,
+    /// Write the verified proofs to this file (format: docs/proof-format.txt).
+    #[arg(long)]
+    pub proof_out: Option<PathBuf>,
+    /// Skip proof extraction and verification (faster; the result is
+    /// then the solver's word alone).
+    #[arg(long, conflicts_with = "proof_out")]
+    pub no_proof: bool,
+    /// Largest proof tree to extract.
+    #[arg(long, default_value_t = 5_000_000)]
+    pub max_proof_nodes: usize,
+    /// Table size per solver, in entries.
+    #[arg(long, default_value_t = 4_000_000)]
+    pub table_entries: usize,
+    /// JSON output (JSON Lines with --batch).
+    #[arg(long)]
+    pub json: bool,
+}
 
-/// Not built yet: says so and fails.
-pub fn run(_args: Args) -> anyhow::Result<()> {
-    anyhow::bail!("`checkers solve` is not built yet")
+/// Runs `checkers solve`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let store = NoResults;
+    let leaves = Leaves::new(oracle.as_ref(), &store);
+    let opts = SolveOptions {
+        solver: match args.solver {
+            SolverArg::Ab => SolverKind::Ab,
+            SolverArg::Dfpn => SolverKind::Dfpn,
+            SolverArg::Both => SolverKind::Both,
+        },
+        ask: match args.question {
+            QuestionArg::Win => Ask::Win,
+            QuestionArg::Draw => Ask::Draw,
+            QuestionArg::Value => Ask::Value,
+        },
+        max_nodes: match (args.nodes, args.time) {
+            (Some(n), _) => n,
+            (None, Some(_)) => u64::MAX,
+            (None, None) => 10_000_000,
+        },
+        time: match args.time {
+            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+            Some(s) => anyhow::bail!("--time must be a positive number of seconds, not {s}"),
+            None => None,
+        },
+        proofs: !args.no_proof,
+        max_proof_nodes: args.max_proof_nodes,
+        table_entries: args.table_entries,
+        egdb_pieces: args.egdb_pieces,
+    };
+    let mut proofs: Vec<StoredProof> = Vec::new();
+    if let Some(batch) = &args.batch {
+        let file = std::fs::File::open(batch).with_context(|| format!("{}", batch.display()))?;
+        let mut bad = 0usize;
+        if !args.json {
+            println!("# fen\tresult\tbest\tnodes\tms\tproof\truns");
+        }
+        for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+            let n = i + 1;
+            let line = line.with_context(|| format!("{}: line {n}", batch.display()))?;
+            let text = line.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            let fen = text.split('\t').next().unwrap_or("").trim();
+            let result = parse_fen(fen)
+                .map_err(anyhow::Error::from)
+                .and_then(|p| solve(p, leaves, &opts).map_err(anyhow::Error::from));
+            match result {
+                Ok(rep) => {
+                    print_batch_line(&rep, args.json);
+                    collect(&rep, &mut proofs);
+                }
+                Err(e) => {
+                    bad += 1;
+                    eprintln!("checkers: {}: line {n}: {e:#}", batch.display());
+                    if args.json {
+                        println!(
+                            "{}",
+                            serde_json::json!({ "line": n, "input": fen, "error": format!("{e:#}") })
+                        );
+                    }
+                }
+            }
+        }
+        write_proofs(&args, &proofs)?;
+        if bad > 0 {
+            anyhow::bail!("{bad} bad line(s) in {}", batch.display());
+        }
+        return Ok(());
+    }
+    let fen = args.fen.as_deref().unwrap_or_default();
+    let pos = parse_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    let rep = solve(pos, leaves, &opts)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report_json(&rep))?);
+    } else {
+        print_report(&rep);
+    }
+    collect(&rep, &mut proofs);
+    write_proofs(&args, &proofs)
+}
+
+fn collect(rep: &SolveReport, out: &mut Vec<StoredProof>) {
+    for p in &rep.proofs {
+        out.push(StoredProof {
+            tree: p.tree.clone(),
+            info: format!(
+                "solver={} nodes={} millis={} egdb={}",
+                p.provenance.solver,
+                p.provenance.nodes,
+                p.provenance.millis,
+                p.provenance.egdb_pieces
+            ),
+        });
+    }
+}
+
+fn write_proofs(args: &Args, proofs: &[StoredProof]) -> anyhow::Result<()> {
+    if let Some(path) = &args.proof_out {
+        if proofs.is_empty() {
+            eprintln!("checkers: nothing proved, {} not written", path.display());
+            return Ok(());
+        }
+        proofio::save(path, proofs)?;
+        eprintln!("wrote {} proof(s) to {}", proofs.len(), path.display());
+    }
+    Ok(())
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Success => "yes",
+        Status::Failure => "no",
+        Status::Unknown => "unknown",
+    }
+}
+
+fn question_text(t: engine::Value) -> &'static str {
+    if t == engine::Value::Win {
+        "wins?"
+    } else {
+        "at least draws?"
+    }
+}
+
+fn outcome_text(rep: &SolveReport) -> String {
+    match rep.outcome {
+        Some(o) => o.name().to_string(),
+        None => "unknown".to_string(),
+    }
+}
+
+fn print_report(rep: &SolveReport) {
+    let side = rep.root.side_to_move();
+    println!("position  {}", to_fen(&rep.root));
+    println!(
+        "result    {} (for {side}, the side to move)",
+        outcome_text(rep)
+    );
+    if let Some(m) = rep.best_move {
+        println!("best move {m}");
+    }
+    for r in &rep.runs {
+        println!(
+            "  {:<5} {side} {:<16} {:<8} {:>12} nodes {:>9} ms",
+            r.solver,
+            question_text(r.threshold),
+            status_name(r.status),
+            r.nodes,
+            r.millis
+        );
+    }
+    println!("nodes     {}", rep.provenance.nodes);
+    println!("time      {} ms", rep.provenance.millis);
+    for p in &rep.proofs {
+        let v = &p.report;
+        println!(
+            "proof     {} ({}): {} nodes, {} leaves ({} terminal, {} egdb, {} store), depth {}{}, verified",
+            p.tree.question.name(),
+            p.tree.question.outcome(),
+            v.nodes,
+            v.leaves,
+            v.terminal,
+            v.egdb,
+            v.store,
+            v.depth,
+            if v.has_cycles { ", loops" } else { "" }
+        );
+    }
+}
+
+fn runs_text(rep: &SolveReport) -> String {
+    rep.runs
+        .iter()
+        .map(|r| {
+            format!(
+                "{}:{}={}/{}n/{}ms",
+                r.solver,
+                if r.threshold == engine::Value::Win {
+                    "win"
+                } else {
+                    "draw"
+                },
+                status_name(r.status),
+                r.nodes,
+                r.millis
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn print_batch_line(rep: &SolveReport, json: bool) {
+    if json {
+        println!("{}", report_json(rep));
+        return;
+    }
+    let best = rep
+        .best_move
+        .map(|m| m.to_string())
+        .unwrap_or_else(|| "-".into());
+    let size: usize = rep.proofs.iter().map(|p| p.report.nodes).sum();
+    println!(
+        "{}\t{}\t{}\t{}\t{}\t{}\t{}",
+        to_fen(&rep.root),
+        outcome_text(rep),
+        best,
+        rep.provenance.nodes,
+        rep.provenance.millis,
+        size,
+        runs_text(rep)
+    );
+}
+
+fn report_json(rep: &SolveReport) -> serde_json::Value {
+    let runs: Vec<_> = rep
+        .runs
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "solver": r.solver,
+                "question": if r.threshold == engine::Value::Win { "win" } else { "draw" },
+                "answer": status_name(r.status),
+                "nodes": r.nodes,
+                "millis": r.millis,
+                "best": r.best.map(|m| m.to_string()),
+            })
+        })
+        .collect();
+    let proofs: Vec<_> = rep
+        .proofs
+        .iter()
+        .map(|p| {
+            serde_json::json!({
+                "question": p.tree.question.name(),
+                "proves": p.tree.question.outcome().name(),
+                "nodes": p.report.nodes,
+                "leaves": p.report.leaves,
+                "depth": p.report.depth,
+                "loops": p.report.has_cycles,
+                "solver": p.provenance.solver,
+                "verified": true,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "fen": to_fen(&rep.root),
+        "result": rep.outcome.map(|o| o.name()),
+        "best": rep.best_move.map(|m| m.to_string()),
+        "nodes": rep.provenance.nodes,
+        "millis": rep.provenance.millis,
+        "solver": rep.provenance.solver,
+        "runs": runs,
+        "proofs": proofs,
+    })
 }

@@ -1,0 +1,481 @@
+//! Depth-first proof-number search (Nagai's df-pn) in negamax form, with
+//! the 1+epsilon threshold trick (Pawlewicz and Lew), a transposition
+//! table keyed by the full position, a node budget, and garbage
+//! collection of the least-worked entries when the table is full.
+//!
+//! Numbers are from the mover's view: `phi` is the cost of proving the
+//! mover reaches its threshold, `delta` the cost of proving it does not.
+//! `phi(n) = min delta(child)`, `delta(n) = sum phi(child)`. A proved
+//! node is `(0, INF)`, a disproved one `(INF, 0)`.
+//!
+//! Repetitions: a child that repeats a position of the current path is a
+//! draw, settled for whichever side a draw serves, and tagged with the
+//! ply of the repeated position. A node settled through such a child
+//! carries the tag up; it is kept in the parent's local child list (never
+//! in the table) until the search returns to the tagged ply, where the
+//! cycle is closed and the result becomes plain.
+
+use crate::leaves::Leaves;
+use crate::order::evaluate;
+use crate::question::{child_threshold, Res, Status, PLAIN};
+use crate::table::{Key, Table};
+use engine::{Move, MoveList, Position, Value};
+use std::time::Instant;
+
+/// Infinite proof or disproof number.
+pub const INF: u32 = u32::MAX;
+/// Largest finite number (sums saturate here).
+const BIG: u32 = INF - 1;
+
+/// Limits of a df-pn search.
+#[derive(Clone, Copy, Debug)]
+pub struct DfpnConfig {
+    /// Node budget of one call of [`Dfpn::prove`].
+    pub max_nodes: u64,
+    /// Wall-clock limit, if any.
+    pub deadline: Option<Instant>,
+    /// Table size (entries) that triggers garbage collection.
+    pub table_entries: usize,
+    /// The epsilon of the 1+epsilon trick.
+    pub epsilon: f64,
+    /// Deepest ply searched; deeper nodes are left open (they look
+    /// expensive both ways, so the search turns elsewhere).
+    pub max_ply: usize,
+}
+
+impl Default for DfpnConfig {
+    fn default() -> Self {
+        DfpnConfig {
+            max_nodes: 10_000_000,
+            deadline: None,
+            table_entries: 8_000_000,
+            epsilon: 0.25,
+            max_ply: 1000,
+        }
+    }
+}
+
+/// A table entry.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    /// Proof number for the mover, 0..=INF (0: proved plainly).
+    phi: u32,
+    /// Disproof number for the mover, 0..=INF (0: disproved plainly).
+    delta: u32,
+    /// Nodes spent below this entry (the garbage collector keeps the most
+    /// worked entries).
+    work: u64,
+    /// The proving move of a proved node, or the last move searched.
+    best: Option<Move>,
+}
+
+/// Proof numbers of a node with their repetition tag ([`PLAIN`] unless
+/// settled through a repetition on the path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Pn {
+    phi: u32,
+    delta: u32,
+    rep: u16,
+}
+
+impl Pn {
+    const fn new(phi: u32, delta: u32) -> Pn {
+        Pn {
+            phi,
+            delta,
+            rep: PLAIN,
+        }
+    }
+    fn from_res(r: Res) -> Pn {
+        let (phi, delta) = match r.status {
+            Status::Success => (0, INF),
+            Status::Failure => (INF, 0),
+            Status::Unknown => (1, 1),
+        };
+        Pn {
+            phi,
+            delta,
+            rep: r.rep,
+        }
+    }
+    fn res(self) -> Res {
+        let status = if self.phi == 0 {
+            Status::Success
+        } else if self.delta == 0 {
+            Status::Failure
+        } else {
+            Status::Unknown
+        };
+        Res {
+            status,
+            rep: if status == Status::Unknown {
+                PLAIN
+            } else {
+                self.rep
+            },
+        }
+    }
+}
+
+/// One child in a node's local list.
+struct Child {
+    mv: Move,
+    pos: Position,
+    irrev: usize,
+    /// A settled value that must not come from the table (a leaf, or a
+    /// result tagged with a repetition of the current path).
+    fixed: Option<Pn>,
+    /// The value the child returned last (used when the table lost it).
+    last: Pn,
+}
+
+/// The result of one [`Dfpn::prove`] call.
+#[derive(Clone, Copy, Debug)]
+pub struct DfpnOutcome {
+    /// The root's result for its mover at the asked threshold.
+    pub res: Res,
+    /// The root move that proved or was searched last.
+    pub best: Option<Move>,
+}
+
+/// A df-pn prover with its transposition table.
+pub struct Dfpn<'a> {
+    leaves: Leaves<'a>,
+    cfg: DfpnConfig,
+    tt: Table<Entry>,
+    path: Vec<Position>,
+    nodes: u64,
+    budget_start: u64,
+    aborted: bool,
+}
+
+impl<'a> Dfpn<'a> {
+    /// A prover consulting `leaves`, with limits `cfg`.
+    pub fn new(leaves: Leaves<'a>, cfg: DfpnConfig) -> Dfpn<'a> {
+        Dfpn {
+            leaves,
+            cfg,
+            tt: Table::default(),
+            path: Vec::with_capacity(256),
+            nodes: 0,
+            budget_start: 0,
+            aborted: false,
+        }
+    }
+
+    /// Nodes searched so far by this prover (all calls).
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the last call ran out of budget.
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+
+    /// Changes the limits.
+    pub fn set_config(&mut self, cfg: DfpnConfig) {
+        self.cfg = cfg;
+    }
+
+    /// The plain proved status of `pos` at threshold `t`, if in the table.
+    pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
+        let e = self.tt.get(&Key::new(*pos, t))?;
+        match (e.phi, e.delta) {
+            (0, _) => Some(Status::Success),
+            (_, 0) => Some(Status::Failure),
+            _ => None,
+        }
+    }
+
+    /// The stored best move of `pos` at threshold `t`.
+    pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
+        self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best)
+    }
+
+    /// Does the mover of `root` reach threshold `t`? `prefix` holds the
+    /// positions before `root` on the path (for repetitions), so the root
+    /// sits at ply `prefix.len()`. Returns `Success`/`Failure` when
+    /// proved (tagged when it relies on a repetition of a prefix
+    /// position), `Unknown` when the budget ran out. Uses at most
+    /// `cfg.max_nodes` nodes from this call on.
+    pub fn prove(&mut self, root: Position, t: Value, prefix: &[Position]) -> DfpnOutcome {
+        self.aborted = false;
+        self.budget_start = self.nodes;
+        self.path.clear();
+        self.path.extend_from_slice(prefix);
+        let ply = prefix.len();
+        let pn = match prefix.iter().position(|p| *p == root) {
+            Some(k) => Pn::from_res(Res::repetition(t, k)),
+            None => self.mid(root, t, INF, INF, ply, 0),
+        };
+        DfpnOutcome {
+            res: pn.res(),
+            best: self.best_move(&root, t),
+        }
+    }
+
+    fn out_of_budget(&self) -> bool {
+        if self.nodes - self.budget_start >= self.cfg.max_nodes {
+            return true;
+        }
+        matches!(self.cfg.deadline, Some(d) if Instant::now() >= d)
+    }
+
+    fn lookup(&self, pos: &Position, t: Value) -> Option<Pn> {
+        self.tt
+            .get(&Key::new(*pos, t))
+            .map(|e| Pn::new(e.phi, e.delta))
+    }
+
+    fn store(&mut self, pos: Position, t: Value, pn: Pn, work: u64, best: Option<Move>) {
+        debug_assert!(pn.rep == PLAIN || (pn.phi != 0 && pn.delta != 0));
+        if self.tt.len() >= self.cfg.table_entries {
+            self.collect_garbage();
+        }
+        let e = self.tt.entry(Key::new(pos, t)).or_insert(Entry {
+            phi: 1,
+            delta: 1,
+            work: 0,
+            best: None,
+        });
+        if e.phi == 0 || e.delta == 0 {
+            return; // settled entries stay settled
+        }
+        e.phi = pn.phi;
+        e.delta = pn.delta;
+        e.work = e.work.saturating_add(work);
+        if best.is_some() {
+            e.best = best;
+        }
+    }
+
+    /// Frees at least half the table: drops the least-worked unsettled
+    /// entries first, then the least-worked settled ones.
+    fn collect_garbage(&mut self) {
+        let target = self.cfg.table_entries / 2;
+        let mut works: Vec<u64> = self
+            .tt
+            .values()
+            .filter(|e| e.phi != 0 && e.delta != 0)
+            .map(|e| e.work)
+            .collect();
+        if !works.is_empty() {
+            let excess = self.tt.len().saturating_sub(target).min(works.len());
+            if excess > 0 {
+                let (_, cut, _) = works.select_nth_unstable(excess - 1);
+                let cut = *cut;
+                self.tt
+                    .retain(|_, e| e.phi == 0 || e.delta == 0 || e.work > cut);
+            }
+        }
+        if self.tt.len() > target {
+            let mut works: Vec<u64> = self.tt.values().map(|e| e.work).collect();
+            let excess = self.tt.len() - target;
+            let (_, cut, _) = works.select_nth_unstable(excess - 1);
+            let cut = *cut;
+            self.tt.retain(|_, e| e.work > cut);
+        }
+    }
+
+    /// The multiple-iterative-deepening step: searches `pos` (at ply
+    /// `ply`; `path[irrev..ply]` may repeat) until its `phi >= th_phi` or
+    /// `delta >= th_delta`, or it is settled, or the budget runs out.
+    /// Returns its numbers; a settled result with a tag below `ply` relies
+    /// on that path repetition and has not been stored.
+    fn mid(
+        &mut self,
+        pos: Position,
+        t: Value,
+        th_phi: u32,
+        th_delta: u32,
+        ply: usize,
+        irrev: usize,
+    ) -> Pn {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 && self.out_of_budget() {
+            self.aborted = true;
+        }
+        if ply >= self.cfg.max_ply {
+            return Pn::new(BIG, BIG);
+        }
+        let start = self.nodes;
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            let pn = Pn::new(INF, 0);
+            self.store(pos, t, pn, 1, None);
+            return pn;
+        }
+        if let Some((s, _)) = self.leaves.classify(&pos, t) {
+            let pn = Pn::from_res(Res::plain(s));
+            self.store(pos, t, pn, 1, None);
+            return pn;
+        }
+        if let Some(pn) = self.lookup(&pos, t) {
+            if pn.phi == 0 || pn.delta == 0 || self.aborted {
+                return pn;
+            }
+        } else if self.aborted {
+            return Pn::new(1, 1);
+        }
+        let ct = child_threshold(t);
+        self.path.truncate(ply);
+        self.path.push(pos);
+        let mut children = self.expand(&pos, &list, ct, ply, irrev);
+        loop {
+            let (pn, c1, delta2) = self.combine(&children, ct);
+            let pn = Pn {
+                rep: if pn.phi == 0 || pn.delta == 0 {
+                    pn.rep
+                } else {
+                    PLAIN
+                },
+                ..pn
+            };
+            let settled = pn.phi == 0 || pn.delta == 0;
+            if settled {
+                let pn = Pn::from_res(pn.res().resolved_at(ply));
+                let best = (pn.phi == 0).then(|| children[c1].mv);
+                if pn.rep == PLAIN {
+                    self.store(pos, t, pn, self.nodes - start + 1, best);
+                }
+                return pn;
+            }
+            if pn.phi >= th_phi || pn.delta >= th_delta || self.aborted {
+                let best = Some(children[c1].mv);
+                self.store(pos, t, pn, self.nodes - start + 1, best);
+                return pn;
+            }
+            let c = &children[c1];
+            let cv = self.value_of(c, ct);
+            // Child thresholds: the child's phi may grow until this node's
+            // delta reaches its threshold; its delta until it passes the
+            // second-best sibling (times 1+epsilon) or this node's phi
+            // threshold.
+            let child_th_phi = if th_delta >= INF {
+                INF
+            } else {
+                (th_delta - pn.delta).saturating_add(cv.phi).min(BIG)
+            };
+            let widened = ((delta2 as f64) * (1.0 + self.cfg.epsilon)).ceil();
+            let widened = if widened >= BIG as f64 {
+                BIG
+            } else {
+                widened as u32
+            };
+            let child_th_delta = th_phi.min(widened.max(delta2.saturating_add(1)));
+            let (cpos, cirrev) = (c.pos, c.irrev);
+            let r = self.mid(cpos, ct, child_th_phi, child_th_delta, ply + 1, cirrev);
+            self.path.truncate(ply + 1);
+            let c = &mut children[c1];
+            c.last = r;
+            if (r.phi == 0 || r.delta == 0) && r.rep != PLAIN {
+                c.fixed = Some(r);
+            }
+        }
+    }
+
+    /// The children of `pos`, ordered by the evaluation (most promising
+    /// for the mover first), with leaves and path repetitions settled.
+    fn expand(
+        &mut self,
+        pos: &Position,
+        list: &MoveList,
+        ct: Value,
+        ply: usize,
+        irrev: usize,
+    ) -> Vec<Child> {
+        let mut children: Vec<(i32, Child)> = Vec::with_capacity(list.len());
+        for m in list.iter() {
+            let child = pos.play_unchecked(m);
+            let man_moved = pos.kings() & m.from().bit() == 0;
+            let cirrev = if m.is_capture() || man_moved {
+                ply + 1
+            } else {
+                irrev
+            };
+            let mut fixed = None;
+            if let Some(k) = (cirrev..=ply).find(|&k| self.path[k] == child) {
+                fixed = Some(Pn::from_res(Res::repetition(ct, k)));
+            } else if child.is_terminal() {
+                fixed = Some(Pn::new(INF, 0));
+            } else if let Some((s, _)) = self.leaves.classify(&child, ct) {
+                fixed = Some(Pn::from_res(Res::plain(s)));
+            }
+            children.push((
+                evaluate(&child),
+                Child {
+                    mv: *m,
+                    pos: child,
+                    irrev: cirrev,
+                    fixed,
+                    last: Pn::new(1, 1),
+                },
+            ));
+        }
+        children.sort_by_key(|(e, _)| *e);
+        children.into_iter().map(|(_, c)| c).collect()
+    }
+
+    fn value_of(&self, c: &Child, ct: Value) -> Pn {
+        if let Some(v) = c.fixed {
+            return v;
+        }
+        self.lookup(&c.pos, ct).unwrap_or(c.last)
+    }
+
+    /// This node's numbers from its children's, the index of the child to
+    /// search (least delta), and the second least delta.
+    fn combine(&self, children: &[Child], ct: Value) -> (Pn, usize, u32) {
+        let mut phi = INF;
+        let mut delta: u32 = 0;
+        let mut c1 = 0;
+        let mut delta2 = INF;
+        let mut success_rep: Option<u16> = None; // best tag among refuting children
+        let mut fail_rep = PLAIN; // least tag among all children (all succeed)
+        for (i, c) in children.iter().enumerate() {
+            let v = self.value_of(c, ct);
+            if v.delta < phi {
+                delta2 = phi;
+                phi = v.delta;
+                c1 = i;
+            } else if v.delta < delta2 {
+                delta2 = v.delta;
+            }
+            if v.delta == 0 {
+                // Prefer a plain refutation, else the highest tag.
+                let better = match success_rep {
+                    None => true,
+                    Some(r) => v.rep == PLAIN || (r != PLAIN && v.rep > r),
+                };
+                if better {
+                    success_rep = Some(v.rep);
+                    c1 = i;
+                }
+            }
+            delta = if v.phi >= INF {
+                INF
+            } else {
+                delta.saturating_add(v.phi).min(BIG)
+            };
+            fail_rep = fail_rep.min(v.rep);
+        }
+        let pn = if phi == 0 {
+            Pn {
+                phi: 0,
+                delta: INF,
+                rep: success_rep.unwrap_or(PLAIN),
+            }
+        } else if delta == 0 {
+            Pn {
+                phi: INF,
+                delta: 0,
+                rep: fail_rep,
+            }
+        } else {
+            Pn::new(phi, delta)
+        };
+        (pn, c1, delta2)
+    }
+}

@@ -1,0 +1,316 @@
+//! The proof file: plain text, documented in `docs/proof-format.txt`.
+//! A file holds one or more proofs, each checked by a checksum; a corrupt,
+//! truncated or wrong-version file is an error naming the line.
+
+use engine::notation::fen::{parse_fen, to_fen};
+use engine::{Move, Position, Square};
+use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
+use std::io::{BufRead, Write};
+use thiserror::Error;
+
+/// First word of a proof file.
+pub const MAGIC: &str = "checkers-proof";
+/// Format version written and read.
+pub const VERSION: u32 = 1;
+
+/// A proof with the free-text description of where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredProof {
+    /// The proof.
+    pub tree: ProofTree,
+    /// Provenance, one line (`solver=ab nodes=... millis=...`), may be empty.
+    pub info: String,
+}
+
+/// Errors reading or writing a proof file.
+#[derive(Debug, Error)]
+pub enum ProofIoError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not a proof file.
+    #[error("{path}: not a proof file (expected '{MAGIC} {VERSION}' on the first line)")]
+    BadMagic {
+        /// The file.
+        path: String,
+    },
+    /// A version this program does not read.
+    #[error("{path}: proof file version {found}, this program reads version {VERSION}")]
+    BadVersion {
+        /// The file.
+        path: String,
+        /// Version in the file.
+        found: String,
+    },
+    /// A malformed line.
+    #[error("{path}: line {line}: {what}")]
+    Corrupt {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        what: String,
+    },
+    /// The file ends inside a proof.
+    #[error("{path}: truncated (the file ends inside a proof, after line {line})")]
+    Truncated {
+        /// The file.
+        path: String,
+        /// Last line read.
+        line: usize,
+    },
+}
+
+/// FNV-1a, 64 bits.
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    fn line(&mut self, s: &str) {
+        for b in s.bytes().chain(std::iter::once(b'\n')) {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+fn squares_list(bits: u32) -> String {
+    if bits == 0 {
+        return "-".into();
+    }
+    engine::square::Squares(bits)
+        .map(|s| s.number().to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The text of one node entry.
+pub fn entry_text(e: &ProofEntry) -> String {
+    match e {
+        ProofEntry::Prover(m) => format!(
+            "move {} {} {}",
+            m.from().number(),
+            m.to().number(),
+            squares_list(m.captured())
+        ),
+        ProofEntry::Opponent => "opp".into(),
+        ProofEntry::Leaf(LeafSource::Terminal) => "leaf terminal".into(),
+        ProofEntry::Leaf(LeafSource::Egdb) => "leaf egdb".into(),
+        ProofEntry::Leaf(LeafSource::Store) => "leaf store".into(),
+    }
+}
+
+fn parse_entry(s: &str) -> Result<ProofEntry, String> {
+    let words: Vec<&str> = s.split(' ').collect();
+    match words.as_slice() {
+        ["opp"] => Ok(ProofEntry::Opponent),
+        ["leaf", "terminal"] => Ok(ProofEntry::Leaf(LeafSource::Terminal)),
+        ["leaf", "egdb"] => Ok(ProofEntry::Leaf(LeafSource::Egdb)),
+        ["leaf", "store"] => Ok(ProofEntry::Leaf(LeafSource::Store)),
+        ["move", from, to, caps] => {
+            let sq = |t: &str| -> Result<Square, String> {
+                t.parse::<u8>()
+                    .ok()
+                    .and_then(Square::from_number)
+                    .ok_or_else(|| format!("bad square '{t}'"))
+            };
+            let (from, to) = (sq(from)?, sq(to)?);
+            let mut captured = 0u32;
+            if *caps != "-" {
+                for c in caps.split(',') {
+                    captured |= sq(c)?.bit();
+                }
+            }
+            Ok(ProofEntry::Prover(Move::new(from, to, captured)))
+        }
+        _ => Err(format!("bad entry '{s}'")),
+    }
+}
+
+/// Writes `proofs` to `out` in the proof-file format.
+pub fn write_proofs(out: &mut dyn Write, proofs: &[StoredProof]) -> std::io::Result<()> {
+    writeln!(out, "{MAGIC} {VERSION}")?;
+    for p in proofs {
+        let t = &p.tree;
+        writeln!(out, "proof {} {}", t.question.name(), to_fen(&t.root))?;
+        if !p.info.is_empty() {
+            writeln!(out, "info {}", p.info.replace('\n', " "))?;
+        }
+        writeln!(out, "nodes {}", t.nodes.len())?;
+        let mut h = Fnv::new();
+        for (pos, e) in &t.nodes {
+            let line = format!("{}\t{}", to_fen(pos), entry_text(e));
+            h.line(&line);
+            writeln!(out, "{line}")?;
+        }
+        writeln!(out, "end {:016x}", h.0)?;
+    }
+    Ok(())
+}
+
+/// Writes `proofs` to the file `path` (through a temporary file renamed
+/// into place, so a crash never leaves half a file under the name).
+pub fn save(path: &std::path::Path, proofs: &[StoredProof]) -> Result<(), ProofIoError> {
+    let io = |source| ProofIoError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let tmp = path.with_extension("tmp-proof");
+    {
+        let f = std::fs::File::create(&tmp).map_err(io)?;
+        let mut w = std::io::BufWriter::new(f);
+        write_proofs(&mut w, proofs).map_err(io)?;
+        w.flush().map_err(io)?;
+    }
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+/// Reads a proof file.
+pub fn load(path: &std::path::Path) -> Result<Vec<StoredProof>, ProofIoError> {
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path).map_err(|source| ProofIoError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    read_proofs(std::io::BufReader::new(f), &name)
+}
+
+/// Reads proofs from `input`; `name` names the source in errors.
+pub fn read_proofs(input: impl BufRead, name: &str) -> Result<Vec<StoredProof>, ProofIoError> {
+    let corrupt = |line: usize, what: String| ProofIoError::Corrupt {
+        path: name.to_string(),
+        line,
+        what,
+    };
+    let mut lines = input.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let mut next = |last: usize| -> Result<Option<(usize, String)>, ProofIoError> {
+        match lines.next() {
+            None => Ok(None),
+            Some((n, Ok(l))) => Ok(Some((n, l))),
+            Some((n, Err(e))) => {
+                if e.kind() == std::io::ErrorKind::InvalidData {
+                    Err(corrupt(n, "not text (invalid UTF-8)".into()))
+                } else {
+                    let _ = last;
+                    Err(ProofIoError::Io {
+                        path: name.to_string(),
+                        source: e,
+                    })
+                }
+            }
+        }
+    };
+    let Some((_, first)) = next(0)? else {
+        return Err(ProofIoError::BadMagic { path: name.into() });
+    };
+    let mut w = first.split_whitespace();
+    if w.next() != Some(MAGIC) {
+        return Err(ProofIoError::BadMagic { path: name.into() });
+    }
+    match w.next() {
+        Some(v) if v == VERSION.to_string() => {}
+        v => {
+            return Err(ProofIoError::BadVersion {
+                path: name.into(),
+                found: v.unwrap_or("(none)").to_string(),
+            })
+        }
+    }
+    let mut proofs = Vec::new();
+    let mut last = 1;
+    loop {
+        let Some((n, line)) = next(last)? else { break };
+        last = n;
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("proof ") else {
+            return Err(corrupt(
+                n,
+                format!("expected 'proof QUESTION FEN', found '{line}'"),
+            ));
+        };
+        let (qname, root_fen) = rest
+            .split_once(' ')
+            .ok_or_else(|| corrupt(n, "expected 'proof QUESTION FEN'".into()))?;
+        let question = Question::from_name(qname)
+            .ok_or_else(|| corrupt(n, format!("unknown question '{qname}'")))?;
+        let root = parse_fen(root_fen).map_err(|e| corrupt(n, format!("root: {e}")))?;
+        let mut info = String::new();
+        let (n2, mut line) = next(last)?.ok_or(ProofIoError::Truncated {
+            path: name.into(),
+            line: last,
+        })?;
+        last = n2;
+        if let Some(i) = line.strip_prefix("info ") {
+            info = i.to_string();
+            let (n3, l) = next(last)?.ok_or(ProofIoError::Truncated {
+                path: name.into(),
+                line: last,
+            })?;
+            last = n3;
+            line = l;
+        }
+        let count: usize = line
+            .strip_prefix("nodes ")
+            .and_then(|c| c.trim().parse().ok())
+            .ok_or_else(|| corrupt(last, format!("expected 'nodes N', found '{line}'")))?;
+        let mut nodes = Vec::with_capacity(count.min(1 << 24));
+        let mut h = Fnv::new();
+        for _ in 0..count {
+            let (n, l) = next(last)?.ok_or(ProofIoError::Truncated {
+                path: name.into(),
+                line: last,
+            })?;
+            last = n;
+            h.line(&l);
+            let (f, e) = l
+                .split_once('\t')
+                .ok_or_else(|| corrupt(n, "expected 'FEN<TAB>ENTRY'".into()))?;
+            let pos: Position = parse_fen(f).map_err(|e| corrupt(n, format!("{e}")))?;
+            let entry = parse_entry(e).map_err(|w| corrupt(n, w))?;
+            nodes.push((pos, entry));
+        }
+        let (n, l) = next(last)?.ok_or(ProofIoError::Truncated {
+            path: name.into(),
+            line: last,
+        })?;
+        last = n;
+        let sum = l.strip_prefix("end ").ok_or_else(|| {
+            corrupt(
+                n,
+                format!("expected 'end CHECKSUM' after {count} nodes, found '{l}'"),
+            )
+        })?;
+        if u64::from_str_radix(sum.trim(), 16).ok() != Some(h.0) {
+            return Err(corrupt(
+                n,
+                format!(
+                    "checksum mismatch (file says {}, contents give {:016x})",
+                    sum.trim(),
+                    h.0
+                ),
+            ));
+        }
+        proofs.push(StoredProof {
+            tree: ProofTree {
+                root,
+                question,
+                nodes,
+            },
+            info,
+        });
+    }
+    if proofs.is_empty() {
+        return Err(corrupt(last, "no proof in the file".into()));
+    }
+    Ok(proofs)
+}

@@ -1,0 +1,366 @@
+//! Answering a question about one position: runs the binary questions it
+//! needs with the chosen solvers, cross-checks solvers that both finish,
+//! extracts the proof of every settled question and has the independent
+//! verifier check it before anything is reported.
+
+use crate::dfpn::{Dfpn, DfpnConfig};
+use crate::leaves::Leaves;
+use crate::prover::{AbConfig, AlphaBeta};
+use crate::question::{proved_question, Status};
+use crate::tree::{extract, ExtractError, ProofSearch};
+use crate::verify::{verify, VerifyError, VerifyReport};
+use engine::notation::fen::to_fen;
+use engine::{Move, Position, Value};
+use proofdb::{Outcome, ProofTree, Provenance, Question};
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// Which solver to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverKind {
+    /// Pessimistic alpha-beta.
+    Ab,
+    /// df-pn.
+    Dfpn,
+    /// Both, cross-checked.
+    Both,
+}
+
+/// What to establish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Does the side to move win?
+    Win,
+    /// Does the side to move at least draw?
+    Draw,
+    /// The value: as many of the two questions as needed.
+    Value,
+}
+
+/// Limits and choices of a [`solve`] call.
+#[derive(Clone, Debug)]
+pub struct SolveOptions {
+    /// Which solver.
+    pub solver: SolverKind,
+    /// Which question.
+    pub ask: Ask,
+    /// Node budget per solver and binary question.
+    pub max_nodes: u64,
+    /// Wall-clock limit for the whole call.
+    pub time: Option<Duration>,
+    /// Extract and verify the proofs of settled questions.
+    pub proofs: bool,
+    /// Largest proof tree to extract.
+    pub max_proof_nodes: usize,
+    /// Table size per solver (entries).
+    pub table_entries: usize,
+    /// Largest database piece count used (for the provenance).
+    pub egdb_pieces: u32,
+}
+
+impl Default for SolveOptions {
+    fn default() -> Self {
+        SolveOptions {
+            solver: SolverKind::Ab,
+            ask: Ask::Value,
+            max_nodes: 10_000_000,
+            time: None,
+            proofs: true,
+            max_proof_nodes: 5_000_000,
+            table_entries: 4_000_000,
+            egdb_pieces: 0,
+        }
+    }
+}
+
+/// One binary question run by one solver.
+#[derive(Clone, Debug)]
+pub struct QuestionRun {
+    /// Threshold for the side to move at the root (`Win` or `Draw`).
+    pub threshold: Value,
+    /// `ab` or `dfpn`.
+    pub solver: &'static str,
+    /// What it found.
+    pub status: Status,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Wall time.
+    pub millis: u64,
+    /// Its root move (proving or refuting), when known.
+    pub best: Option<Move>,
+}
+
+/// A verified proof with its figures.
+#[derive(Clone, Debug)]
+pub struct VerifiedProof {
+    /// The proof.
+    pub tree: ProofTree,
+    /// What the verifier found.
+    pub report: VerifyReport,
+    /// Who proved it.
+    pub provenance: Provenance,
+}
+
+/// The answer for one position.
+#[derive(Clone, Debug)]
+pub struct SolveReport {
+    /// The position.
+    pub root: Position,
+    /// What was established (exact value or bound), if anything.
+    pub outcome: Option<Outcome>,
+    /// The best move for the side to move, when known (the proving move
+    /// of a win or of "at least a draw").
+    pub best_move: Option<Move>,
+    /// Every binary question run.
+    pub runs: Vec<QuestionRun>,
+    /// The verified proofs (empty when proofs were not asked for).
+    pub proofs: Vec<VerifiedProof>,
+    /// Summary provenance (solvers, total nodes and time).
+    pub provenance: Provenance,
+}
+
+/// A failure that must never go unnoticed.
+#[derive(Debug, Error)]
+pub enum SolveError {
+    /// The two solvers settled a question differently.
+    #[error(
+        "solvers disagree on {fen} at threshold {threshold}: ab says {ab:?}, dfpn says {dfpn:?}"
+    )]
+    Disagreement {
+        /// The position.
+        fen: String,
+        /// The threshold.
+        threshold: Value,
+        /// Alpha-beta's answer.
+        ab: Status,
+        /// df-pn's answer.
+        dfpn: Status,
+    },
+    /// A proof could not be extracted.
+    #[error("proof extraction for {fen}: {source}")]
+    Extract {
+        /// The position.
+        fen: String,
+        /// Why.
+        source: ExtractError,
+    },
+    /// An extracted proof failed verification (a solver bug).
+    #[error("the {question} proof of {fen} failed verification: {source}")]
+    Verify {
+        /// The position.
+        fen: String,
+        /// The question.
+        question: &'static str,
+        /// Why.
+        source: VerifyError,
+    },
+}
+
+/// Answers `opts.ask` for `root` with `leaves`.
+pub fn solve(
+    root: Position,
+    leaves: Leaves<'_>,
+    opts: &SolveOptions,
+) -> Result<SolveReport, SolveError> {
+    // Deep searches recurse deeply: run on a thread with a large stack.
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(512 << 20)
+            .spawn_scoped(s, || solve_here(root, leaves, opts))
+            .expect("spawning the solver thread")
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
+}
+
+fn solve_here(
+    root: Position,
+    leaves: Leaves<'_>,
+    opts: &SolveOptions,
+) -> Result<SolveReport, SolveError> {
+    let start = Instant::now();
+    let deadline = opts.time.map(|d| start + d);
+    let mut ab = AlphaBeta::new(
+        leaves,
+        AbConfig {
+            max_nodes: opts.max_nodes,
+            deadline,
+            table_entries: opts.table_entries,
+            ..AbConfig::default()
+        },
+    );
+    let mut df = Dfpn::new(
+        leaves,
+        DfpnConfig {
+            max_nodes: opts.max_nodes,
+            deadline,
+            table_entries: opts.table_entries,
+            ..DfpnConfig::default()
+        },
+    );
+    let mut runs = Vec::new();
+    let mut proofs = Vec::new();
+    let mut ask = |t: Value,
+                   runs: &mut Vec<QuestionRun>,
+                   proofs: &mut Vec<VerifiedProof>|
+     -> Result<(Status, Option<Move>), SolveError> {
+        let mut results: Vec<(&'static str, Status)> = Vec::new();
+        let mut best = None;
+        if matches!(opts.solver, SolverKind::Ab | SolverKind::Both) {
+            let (n0, t0) = (ab.nodes(), Instant::now());
+            let o = ab.prove(root, t, None, &[]);
+            runs.push(QuestionRun {
+                threshold: t,
+                solver: "ab",
+                status: o.res.status,
+                nodes: ab.nodes() - n0,
+                millis: t0.elapsed().as_millis() as u64,
+                best: o.best,
+            });
+            results.push(("ab", o.res.status));
+            best = best.or(o.best.filter(|_| o.res.status != Status::Unknown));
+        }
+        if matches!(opts.solver, SolverKind::Dfpn | SolverKind::Both) {
+            let (n0, t0) = (df.nodes(), Instant::now());
+            let o = df.prove(root, t, &[]);
+            runs.push(QuestionRun {
+                threshold: t,
+                solver: "dfpn",
+                status: o.res.status,
+                nodes: df.nodes() - n0,
+                millis: t0.elapsed().as_millis() as u64,
+                best: o.best,
+            });
+            results.push(("dfpn", o.res.status));
+            best = best.or(o.best.filter(|_| o.res.status != Status::Unknown));
+        }
+        if let [(_, a), (_, d)] = results.as_slice() {
+            if *a != Status::Unknown && *d != Status::Unknown && a != d {
+                return Err(SolveError::Disagreement {
+                    fen: to_fen(&root),
+                    threshold: t,
+                    ab: *a,
+                    dfpn: *d,
+                });
+            }
+        }
+        let settled = results.iter().find(|(_, s)| *s != Status::Unknown).copied();
+        let Some((who, status)) = settled else {
+            return Ok((Status::Unknown, None));
+        };
+        if opts.proofs {
+            let question = proved_question(t, status).expect("settled");
+            let search: &mut dyn ProofSearch = if who == "ab" { &mut ab } else { &mut df };
+            let (n0, t0) = (0, Instant::now());
+            let tree = extract(search, leaves, root, question, opts.max_proof_nodes).map_err(
+                |source| SolveError::Extract {
+                    fen: to_fen(&root),
+                    source,
+                },
+            )?;
+            let _ = n0;
+            let report = verify(&tree, leaves.oracle, leaves.store).map_err(|source| {
+                SolveError::Verify {
+                    fen: to_fen(&root),
+                    question: question.name(),
+                    source,
+                }
+            })?;
+            let run = runs.iter().rev().find(|r| r.solver == who).expect("ran");
+            proofs.push(VerifiedProof {
+                tree,
+                report,
+                provenance: Provenance {
+                    solver: who.to_string(),
+                    nodes: run.nodes,
+                    millis: run.millis + t0.elapsed().as_millis() as u64,
+                    egdb_pieces: opts.egdb_pieces,
+                    run_id: String::new(),
+                },
+            });
+        }
+        Ok((status, best))
+    };
+
+    let outcome;
+    let mut best_move = None;
+    match opts.ask {
+        Ask::Win => {
+            let (s, b) = ask(Value::Win, &mut runs, &mut proofs)?;
+            outcome = match s {
+                Status::Success => Some(Outcome::Exact(Value::Win)),
+                Status::Failure => Some(Outcome::AtMostDraw),
+                Status::Unknown => None,
+            };
+            if s == Status::Success {
+                best_move = b;
+            }
+        }
+        Ask::Draw => {
+            let (s, b) = ask(Value::Draw, &mut runs, &mut proofs)?;
+            outcome = match s {
+                Status::Success => Some(Outcome::AtLeastDraw),
+                Status::Failure => Some(Outcome::Exact(Value::Loss)),
+                Status::Unknown => None,
+            };
+            if s == Status::Success {
+                best_move = b;
+            }
+        }
+        Ask::Value => {
+            let (w, bw) = ask(Value::Win, &mut runs, &mut proofs)?;
+            if w == Status::Success {
+                outcome = Some(Outcome::Exact(Value::Win));
+                best_move = bw;
+            } else {
+                let (d, bd) = ask(Value::Draw, &mut runs, &mut proofs)?;
+                if d == Status::Success {
+                    best_move = bd;
+                }
+                outcome = match (w, d) {
+                    (_, Status::Failure) => Some(Outcome::Exact(Value::Loss)),
+                    (Status::Failure, Status::Success) => Some(Outcome::Exact(Value::Draw)),
+                    (Status::Failure, Status::Unknown) => Some(Outcome::AtMostDraw),
+                    (_, Status::Success) => Some(Outcome::AtLeastDraw),
+                    _ => None,
+                };
+            }
+        }
+    }
+    if outcome == Some(Outcome::Exact(Value::Loss)) {
+        // The loss proof subsumes the "not a win" one.
+        proofs.retain(|p| p.tree.question == Question::Loss);
+    }
+    let solver = match opts.solver {
+        SolverKind::Ab => "ab",
+        SolverKind::Dfpn => "dfpn",
+        SolverKind::Both => "ab+dfpn",
+    };
+    let provenance = Provenance {
+        solver: solver.to_string(),
+        nodes: runs.iter().map(|r| r.nodes).sum(),
+        millis: start.elapsed().as_millis() as u64,
+        egdb_pieces: opts.egdb_pieces,
+        run_id: String::new(),
+    };
+    Ok(SolveReport {
+        root,
+        outcome,
+        best_move,
+        runs,
+        proofs,
+        provenance,
+    })
+}
+
+/// Where verified proofs go besides a file (the proof store implements
+/// it when present).
+pub trait ProofSink {
+    /// Keeps `proof`, proved at `proof.tree.root`, with its provenance.
+    fn put(&mut self, proof: &VerifiedProof) -> Result<(), String>;
+}
+
+/// Whether `q` is a question whose proofs may loop.
+pub fn question_loops(q: Question) -> bool {
+    q.allows_cycles()
+}

@@ -1,0 +1,246 @@
+//! Proof-tree extraction after a successful search.
+//!
+//! From the root, the proving side gets one move whose resulting
+//! position the search shows to be proved, the opponent gets every move,
+//! down to leaves (terminal positions, database positions, stored
+//! results). Each position is searched again in the context of the
+//! extraction path, so a result that relies on a repetition is accepted
+//! only when the repeated position is on the path being extracted, and
+//! only in a draw proof (where a closed loop is a draw). A win proof comes
+//! out acyclic. Nodes are added after their subtree is complete; a failed
+//! branch is rolled back.
+
+use crate::dfpn::Dfpn;
+use crate::leaves::Leaves;
+use crate::prover::AlphaBeta;
+use crate::question::{child_threshold, prover_of, question_goal, Res, Status};
+use engine::{Color, Move, MoveList, Position, Value};
+use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// A search the extractor can ask about single positions.
+pub trait ProofSearch {
+    /// The result of `pos` for its mover at threshold `t`, reached after
+    /// the positions `path` (`path.len()` is its ply), with `prover` the
+    /// side trying to prove.
+    fn status(&mut self, pos: &Position, t: Value, prover: Color, path: &[Position]) -> Res;
+    /// A move to try first at `pos` for threshold `t`.
+    fn hint(&self, pos: &Position, t: Value) -> Option<Move>;
+}
+
+impl ProofSearch for AlphaBeta<'_> {
+    fn status(&mut self, pos: &Position, t: Value, prover: Color, path: &[Position]) -> Res {
+        if let Some(s) = self.proved(pos, t) {
+            return Res::plain(s);
+        }
+        self.prove(*pos, t, Some(prover), path).res
+    }
+    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+        self.best_move(pos, t)
+    }
+}
+
+impl ProofSearch for Dfpn<'_> {
+    fn status(&mut self, pos: &Position, t: Value, _prover: Color, path: &[Position]) -> Res {
+        if let Some(s) = self.proved(pos, t) {
+            return Res::plain(s);
+        }
+        self.prove(*pos, t, path).res
+    }
+    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+        self.best_move(pos, t)
+    }
+}
+
+/// Why no proof tree came out.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum ExtractError {
+    /// The tree grew past the limit.
+    #[error("proof tree larger than {0} nodes")]
+    TooLarge(usize),
+    /// The search could not re-prove the root (budget too small).
+    #[error("could not re-prove {fen} for the {question} question")]
+    NotProved {
+        /// The root.
+        fen: String,
+        /// The question.
+        question: &'static str,
+    },
+}
+
+struct Extractor<'s, 'l> {
+    search: &'s mut dyn ProofSearch,
+    leaves: Leaves<'l>,
+    prover: Color,
+    cycles: bool,
+    nodes: Vec<(Position, ProofEntry)>,
+    index: HashMap<Position, usize>,
+    path: Vec<Position>,
+    on_path: HashMap<Position, u32>,
+    max_nodes: usize,
+    visits: usize,
+}
+
+/// Extracts a proof of `question` at `root` with `search`, whose table
+/// should hold the proof found. At most `max_nodes` positions.
+pub fn extract(
+    search: &mut dyn ProofSearch,
+    leaves: Leaves<'_>,
+    root: Position,
+    question: Question,
+    max_nodes: usize,
+) -> Result<ProofTree, ExtractError> {
+    let (t, _) = question_goal(question);
+    let mut x = Extractor {
+        search,
+        leaves,
+        prover: prover_of(question, root.side_to_move()),
+        cycles: question.allows_cycles(),
+        nodes: Vec::new(),
+        index: HashMap::new(),
+        path: Vec::new(),
+        on_path: HashMap::new(),
+        max_nodes,
+        visits: 0,
+    };
+    if x.node(root, t)? {
+        Ok(ProofTree {
+            root,
+            question,
+            nodes: x.nodes,
+        })
+    } else {
+        Err(ExtractError::NotProved {
+            fen: engine::notation::fen::to_fen(&root),
+            question: question.name(),
+        })
+    }
+}
+
+impl Extractor<'_, '_> {
+    fn add(&mut self, pos: Position, e: ProofEntry) {
+        self.index.insert(pos, self.nodes.len());
+        self.nodes.push((pos, e));
+    }
+
+    fn rollback(&mut self, mark: usize) {
+        for (p, _) in self.nodes.drain(mark..) {
+            self.index.remove(&p);
+        }
+    }
+
+    fn push(&mut self, pos: Position) {
+        self.path.push(pos);
+        *self.on_path.entry(pos).or_insert(0) += 1;
+    }
+
+    fn pop(&mut self) {
+        if let Some(p) = self.path.pop() {
+            if let Some(c) = self.on_path.get_mut(&p) {
+                *c -= 1;
+                if *c == 0 {
+                    self.on_path.remove(&p);
+                }
+            }
+        }
+    }
+
+    /// Proves `pos` (mover's threshold `t`) into the node set; `Ok(false)`
+    /// when it cannot, with nothing added.
+    fn node(&mut self, pos: Position, t: Value) -> Result<bool, ExtractError> {
+        if self.index.contains_key(&pos) {
+            return Ok(true);
+        }
+        if self.on_path.contains_key(&pos) {
+            return Ok(self.cycles);
+        }
+        self.visits += 1;
+        if self.nodes.len() >= self.max_nodes || self.visits > self.max_nodes.saturating_mul(4) {
+            return Err(ExtractError::TooLarge(self.max_nodes));
+        }
+        let prover_moves = pos.side_to_move() == self.prover;
+        let mut list = MoveList::new();
+        pos.legal_moves(&mut list);
+        if list.is_empty() {
+            if prover_moves {
+                return Ok(false);
+            }
+            self.add(pos, ProofEntry::Leaf(LeafSource::Terminal));
+            return Ok(true);
+        }
+        if let Some((s, src)) = self.leaves.classify(&pos, t) {
+            let want = if prover_moves {
+                Status::Success
+            } else {
+                Status::Failure
+            };
+            if s == want {
+                self.add(pos, ProofEntry::Leaf(src));
+                return Ok(true);
+            }
+            return Ok(false);
+        }
+        let ct = child_threshold(t);
+        let mark = self.nodes.len();
+        self.push(pos);
+        let result = if prover_moves {
+            self.prover_node(pos, t, ct, &list, mark)
+        } else {
+            self.opponent_node(pos, ct, &list, mark)
+        };
+        self.pop();
+        result
+    }
+
+    fn prover_node(
+        &mut self,
+        pos: Position,
+        t: Value,
+        ct: Value,
+        list: &MoveList,
+        mark: usize,
+    ) -> Result<bool, ExtractError> {
+        let mut moves: Vec<Move> = list.iter().copied().collect();
+        if let Some(h) = self.search.hint(&pos, t) {
+            if let Some(i) = moves.iter().position(|m| m.same_move(&h)) {
+                moves[..=i].rotate_right(1);
+            }
+        }
+        for m in moves {
+            let child = pos.play_unchecked(&m);
+            let known = self.index.contains_key(&child)
+                || (self.cycles && self.on_path.contains_key(&child));
+            if !known {
+                let r = self.search.status(&child, ct, self.prover, &self.path);
+                if r.status != Status::Failure {
+                    continue;
+                }
+            }
+            if self.node(child, ct)? {
+                self.add(pos, ProofEntry::Prover(m));
+                return Ok(true);
+            }
+            self.rollback(mark);
+        }
+        Ok(false)
+    }
+
+    fn opponent_node(
+        &mut self,
+        pos: Position,
+        ct: Value,
+        list: &MoveList,
+        mark: usize,
+    ) -> Result<bool, ExtractError> {
+        for m in list.iter() {
+            let child = pos.play_unchecked(m);
+            if !self.node(child, ct)? {
+                self.rollback(mark);
+                return Ok(false);
+            }
+        }
+        self.add(pos, ProofEntry::Opponent);
+        Ok(true)
+    }
+}

@@ -1,0 +1,118 @@
+//! Positions with known values (../shared/data/known-positions.tsv) get
+//! their value. Without databases only the small ones are in reach; the
+//! check takes an oracle so the lead can switch it to the endgame
+//! databases when they land (see `check_known_positions`).
+
+use engine::notation::fen::parse_fen;
+use engine::{NoOracle, Oracle, Value};
+use proofdb::outcome::NoResults;
+use proofdb::Outcome;
+use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::Leaves;
+
+const KNOWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/known-positions.tsv");
+
+/// One row of the file.
+struct Known {
+    line: usize,
+    pieces: u32,
+    fen: String,
+    value: Value,
+    source: String,
+}
+
+fn read_known() -> Vec<Known> {
+    let text = std::fs::read_to_string(KNOWN).expect("known-positions.tsv");
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if l.starts_with('#') || l.starts_with("pieces") || l.trim().is_empty() {
+            continue;
+        }
+        let f: Vec<&str> = l.split('\t').collect();
+        assert!(f.len() >= 4, "line {}: {l}", i + 1);
+        let value = match f[2] {
+            "win" => Value::Win,
+            "draw" => Value::Draw,
+            "loss" => Value::Loss,
+            v => panic!("line {}: value {v}", i + 1),
+        };
+        out.push(Known {
+            line: i + 1,
+            pieces: f[0].parse().unwrap(),
+            fen: f[1].to_string(),
+            value,
+            source: f[3].to_string(),
+        });
+    }
+    out
+}
+
+/// Solves every known position of at most `max_pieces` pieces with both
+/// solvers (cross-checked, proofs extracted and verified) using `oracle`
+/// as the endgame databases, and checks each result against the listed
+/// value: a wrong value or bound fails at once. Returns how many rows
+/// were tried, and the rows that were not settled exactly.
+pub fn check_known_positions(oracle: &dyn Oracle, max_pieces: u32, budget: u64) -> (usize, Vec<String>) {
+    let mut tried = 0;
+    let mut open = Vec::new();
+    for k in read_known().into_iter().filter(|k| k.pieces <= max_pieces) {
+        tried += 1;
+        let p = parse_fen(&k.fen).unwrap_or_else(|e| panic!("line {}: {e}", k.line));
+        let opts = SolveOptions {
+            solver: SolverKind::Both,
+            ask: Ask::Value,
+            max_nodes: budget,
+            ..SolveOptions::default()
+        };
+        let rep = solve(p, Leaves::new(oracle, &NoResults), &opts)
+            .unwrap_or_else(|e| panic!("line {} {}: {e}", k.line, k.fen));
+        match rep.outcome {
+            Some(o) => {
+                let (lo, hi) = o.range();
+                assert!(
+                    lo <= k.value && k.value <= hi,
+                    "line {} {}: proved {o}, listed {} ({})",
+                    k.line,
+                    k.fen,
+                    k.value,
+                    k.source
+                );
+                if o != Outcome::Exact(k.value) {
+                    open.push(format!("{} ({o}, listed {})", k.fen, k.value));
+                }
+            }
+            None => open.push(format!("{} (unknown, listed {})", k.fen, k.value)),
+        }
+    }
+    (tried, open)
+}
+
+#[test]
+fn small_known_positions_without_databases() {
+    let (tried, open) = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(s, || check_known_positions(&NoOracle, 5, 300_000))
+            .unwrap()
+            .join()
+            .unwrap()
+    });
+    eprintln!("tried {tried}, not settled exactly: {open:#?}");
+    assert!(tried >= 20);
+    // Without databases, draws need a closed set of positions proved by
+    // search alone and long wins (First Position) need deep search: those
+    // may stay one-sided or unknown within the budget. No result may be
+    // wrong (checked above), and most rows settle exactly.
+    assert!(tried - open.len() >= 12, "{} of {tried} settled exactly", tried - open.len());
+}
+
+/// The whole file, for when the databases land: replace `NoOracle` with
+/// the endgame databases (e.g. `engine::egdb` up to 8 pieces) and raise
+/// the piece limit. Run with `cargo test -p solver --test known -- --ignored`.
+#[test]
+#[ignore]
+fn known_positions_with_databases() {
+    let oracle = NoOracle; // switch to the endgame databases here
+    let (tried, open) = check_known_positions(&oracle, 32, 20_000_000);
+    eprintln!("tried {tried}, not settled exactly: {open:#?}");
+}
