@@ -28,6 +28,25 @@ pub enum Answer {
     Unknown,
 }
 
+/// What the manager sets out to show for the root's side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// The side to move wins.
+    Win,
+    /// The side to move at least draws.
+    AtLeastDraw,
+}
+
+impl Goal {
+    /// The same question as the solvers ask it.
+    pub const fn question(self) -> Question {
+        match self {
+            Goal::Win => Question::Win,
+            Goal::AtLeastDraw => Question::AtLeastDraw,
+        }
+    }
+}
+
 /// Answers binary questions about positions within a budget (the solvers,
 /// behind the store and the databases).
 pub trait QuestionSolver {
@@ -87,13 +106,13 @@ pub struct ManagerResult {
 /// The manager for one root and question.
 pub struct Manager<'a> {
     nodes: Vec<Node>,
-    question: Question,
+    goal: Goal,
     solver: &'a dyn QuestionSolver,
 }
 
 impl<'a> Manager<'a> {
-    /// A manager for `question` about `root`'s side to move.
-    pub fn new(root: Position, question: Question, solver: &'a dyn QuestionSolver) -> Self {
+    /// A manager for `goal` of `root`'s side to move.
+    pub fn new(root: Position, goal: Goal, solver: &'a dyn QuestionSolver) -> Self {
         Manager {
             nodes: vec![Node {
                 pos: root,
@@ -104,7 +123,7 @@ impl<'a> Manager<'a> {
                 or_node: true,
                 tried: false,
             }],
-            question,
+            goal,
             solver,
         }
     }
@@ -114,9 +133,9 @@ impl<'a> Manager<'a> {
     /// question the opponent must fail to draw; against "at least a draw"
     /// the opponent must fail to win.
     fn opponent_question(&self) -> Question {
-        match self.question {
-            Question::Win => Question::AtLeastDraw,
-            Question::AtLeastDraw => Question::Win,
+        match self.goal {
+            Goal::Win => Question::AtLeastDraw,
+            Goal::AtLeastDraw => Question::Win,
         }
     }
 
@@ -146,7 +165,7 @@ impl<'a> Manager<'a> {
     fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &AtomicBool) -> u64 {
         let node = self.nodes[i].clone();
         let (q, yes_holds) = if node.or_node {
-            (self.question, true)
+            (self.goal.question(), true)
         } else {
             (self.opponent_question(), false)
         };
@@ -388,7 +407,7 @@ mod tests {
             .collect();
         assert_eq!(roots.len(), 3, "the seed gives enough test positions");
         for root in roots {
-            let mut m = Manager::new(root, Question::Win, &Exhaustive);
+            let mut m = Manager::new(root, Goal::Win, &Exhaustive);
             let r = m.run(budget(), &stop);
             assert_eq!(r.answer, Answer::Yes, "{root:?}");
             assert!(r.calls > 1 && r.tree_nodes > 1);
@@ -405,7 +424,7 @@ mod tests {
             .collect();
         assert_eq!(roots.len(), 3, "the seed gives enough test positions");
         for root in roots {
-            let mut m = Manager::new(root, Question::AtLeastDraw, &Exhaustive);
+            let mut m = Manager::new(root, Goal::AtLeastDraw, &Exhaustive);
             assert_eq!(m.run(budget(), &stop).answer, Answer::No, "{root:?}");
         }
     }
@@ -420,7 +439,7 @@ mod tests {
             ..budget()
         };
         for root in candidates().take(300).filter(|p| !wins(p, 7)).take(20) {
-            let mut m = Manager::new(root, Question::Win, &Exhaustive);
+            let mut m = Manager::new(root, Goal::Win, &Exhaustive);
             if m.run(small, &stop).answer == Answer::Yes {
                 assert!(wins(&root, 11), "{root:?}");
             }
