@@ -88,7 +88,11 @@ fn table_sizes_add_up_to_the_published_counts() {
         let (largest, size) = slices
             .iter()
             .map(|s| {
-                let size: u64 = s.tables().into_iter().map(|t| TableIndex::new(t).size()).sum();
+                let size: u64 = s
+                    .tables()
+                    .into_iter()
+                    .map(|t| TableIndex::new(t).size())
+                    .sum();
                 (s.name(), size)
             })
             .max_by_key(|x| x.1)

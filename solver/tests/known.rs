@@ -10,7 +10,10 @@ use proofdb::Outcome;
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
 use solver::Leaves;
 
-const KNOWN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/known-positions.tsv");
+const KNOWN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/data/known-positions.tsv"
+);
 
 /// One row of the file.
 struct Known {
@@ -52,7 +55,11 @@ fn read_known() -> Vec<Known> {
 /// as the endgame databases, and checks each result against the listed
 /// value: a wrong value or bound fails at once. Returns how many rows
 /// were tried, and the rows that were not settled exactly.
-pub fn check_known_positions(oracle: &dyn Oracle, max_pieces: u32, budget: u64) -> (usize, Vec<String>) {
+pub fn check_known_positions(
+    oracle: &dyn Oracle,
+    max_pieces: u32,
+    budget: u64,
+) -> (usize, Vec<String>) {
     let mut tried = 0;
     let mut open = Vec::new();
     for k in read_known().into_iter().filter(|k| k.pieces <= max_pieces) {
@@ -103,7 +110,11 @@ fn small_known_positions_without_databases() {
     // search alone and long wins (First Position) need deep search: those
     // may stay one-sided or unknown within the budget. No result may be
     // wrong (checked above), and most rows settle exactly.
-    assert!(tried - open.len() >= 12, "{} of {tried} settled exactly", tried - open.len());
+    assert!(
+        tried - open.len() >= 12,
+        "{} of {tried} settled exactly",
+        tried - open.len()
+    );
 }
 
 /// The whole file, for when the databases land: replace `NoOracle` with

@@ -446,7 +446,10 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
             max: MAX_PIECES,
         });
     }
-    std::fs::create_dir_all(dir).map_err(|error| EgdbError::Io { path: dir.to_path_buf(), error })?;
+    std::fs::create_dir_all(dir).map_err(|error| EgdbError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
     let mut db = Egdb::open(dir)?;
     let todo: Vec<SliceKey> = all_slices(pieces)
         .into_iter()

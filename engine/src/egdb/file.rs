@@ -388,15 +388,24 @@ impl SliceFile {
     /// Opens and checks `path`, expected to hold `slice`: magic, version,
     /// slice description, sizes, layout and checksum.
     pub fn open(path: &Path, slice: SliceKey) -> Result<SliceFile, EgdbError> {
-        let f = File::open(path).map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?;
+        let f = File::open(path).map_err(|error| EgdbError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
         let len = f
             .metadata()
-            .map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?
+            .map_err(|error| EgdbError::Io {
+                path: path.to_path_buf(),
+                error,
+            })?
             .len();
         let bytes = if len == 0 {
             Bytes::Owned(Vec::new())
         } else {
-            Bytes::Map(map_readonly(&f).map_err(|error| EgdbError::Io { path: path.to_path_buf(), error })?)
+            Bytes::Map(map_readonly(&f).map_err(|error| EgdbError::Io {
+                path: path.to_path_buf(),
+                error,
+            })?)
         };
         SliceFile::from_bytes(path, slice, bytes)
     }
