@@ -445,22 +445,10 @@ impl Deck {
             }
             return Deck::load(&p);
         }
-        let rel = Path::new("..")
-            .join("shared")
-            .join("data")
-            .join("ballots.tsv");
-        if rel.is_file() {
-            return Deck::load(&rel);
+        match crate::sources::find_data_file("ballots.tsv") {
+            Some(p) => Deck::load(&p),
+            None => Ok(Deck::builtin()),
         }
-        if let Ok(exe) = std::env::current_exe() {
-            for dir in exe.ancestors().skip(1) {
-                let p = dir.join(&rel);
-                if p.is_file() {
-                    return Deck::load(&p);
-                }
-            }
-        }
-        Ok(Deck::builtin())
     }
 
     /// Where the deck was read from.

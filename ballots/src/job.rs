@@ -29,16 +29,18 @@ pub struct Attempt {
 /// prove (result and proof tree) before returning.
 pub trait PositionProver {
     /// Tries to settle the exact value of `pos` (or the strongest bound)
-    /// within `budget`, stopping early when `stop` is set.
-    fn prove(&self, pos: &Position, budget: Duration, stop: &AtomicBool) -> Attempt;
+    /// within `budget`, stopping early when `stop` is set. An error (the
+    /// store cannot be written, a proof fails verification) ends the walk.
+    fn prove(&self, pos: &Position, budget: Duration, stop: &AtomicBool)
+        -> Result<Attempt, String>;
 }
 
 /// Status of one ply of a walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlyStatus {
-    /// The position's value (or a bound) is proved.
+    /// The position's exact value is proved.
     Proved,
-    /// The attempt ran out of budget.
+    /// The attempt ran out of budget (it may have proved a bound).
     Unproved,
 }
 
@@ -170,10 +172,13 @@ pub fn walk(
             return Ok(summary);
         }
         let this_budget = budget.position.min(left);
-        let attempt = prover.prove(&line.position(ply), this_budget, stop);
+        let attempt = prover.prove(&line.position(ply), this_budget, stop)?;
         summary.nodes += attempt.nodes;
         summary.attempted += 1;
-        let interrupted = attempt.outcome.is_none() && stop.load(Ordering::Relaxed);
+        // Only an exact value lets the walk step back: a bound is kept (the
+        // prover stored it) but the ply stays open.
+        let exact = matches!(attempt.outcome, Some(Outcome::Exact(_)));
+        let interrupted = !exact && stop.load(Ordering::Relaxed);
         if interrupted {
             // Not a fair attempt: record nothing, so a resumed run retries.
             summary.end = WalkEnd::Interrupted;
@@ -181,7 +186,7 @@ pub fn walk(
         }
         let record = PlyRecord {
             ply,
-            status: if attempt.outcome.is_some() {
+            status: if exact {
                 PlyStatus::Proved
             } else {
                 PlyStatus::Unproved
@@ -227,15 +232,15 @@ mod tests {
     }
 
     impl PositionProver for PieceProver {
-        fn prove(&self, pos: &Position, _b: Duration, _s: &AtomicBool) -> Attempt {
+        fn prove(&self, pos: &Position, _b: Duration, _s: &AtomicBool) -> Result<Attempt, String> {
             self.calls.borrow_mut().push(pos.piece_count());
-            Attempt {
+            Ok(Attempt {
                 outcome: (pos.piece_count() <= self.max_pieces)
                     .then_some(Outcome::Exact(Value::Draw)),
                 nodes: 10,
                 millis: 1,
                 proof_size: 3,
-            }
+            })
         }
     }
 
@@ -324,14 +329,19 @@ mod tests {
     fn interruption_records_nothing_unfair() {
         struct Stopper;
         impl PositionProver for Stopper {
-            fn prove(&self, _p: &Position, _b: Duration, s: &AtomicBool) -> Attempt {
+            fn prove(
+                &self,
+                _p: &Position,
+                _b: Duration,
+                s: &AtomicBool,
+            ) -> Result<Attempt, String> {
                 s.store(true, Ordering::Relaxed);
-                Attempt {
+                Ok(Attempt {
                     outcome: None,
                     nodes: 1,
                     millis: 1,
                     proof_size: 0,
-                }
+                })
             }
         }
         let mut recs = MemRecords::default();

@@ -3,10 +3,12 @@
 
 #![deny(missing_docs)]
 
+pub mod attempt;
 pub mod deck;
 pub mod extend;
 pub mod job;
 pub mod line;
 pub mod manager;
+pub mod plan;
 pub mod report;
 pub mod sources;

@@ -5,7 +5,7 @@ use crate::line::{ArchiveGame, GameResult};
 use engine::notation::pdn::{read_file, Game, PdnError};
 use engine::{Move, Position};
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Published trunk lines keyed by the position after their first three
 /// moves (the ballot position), so a trunk is found whatever the ballot's
@@ -52,6 +52,26 @@ pub fn archive_from_games(games: &[Game]) -> Vec<ArchiveGame> {
 /// Reads an archive PDN file.
 pub fn read_archive(path: &Path) -> Result<Vec<ArchiveGame>, PdnError> {
     Ok(archive_from_games(&read_file(path)?))
+}
+
+/// Finds the data file `name` (a path under the data folder, such as
+/// `games/acf-archive.pdn`): under `$CHECKERS_DATA` when it is set, else
+/// under `../shared/data` from the current directory, else from each
+/// folder above the executable. `None` when it is nowhere.
+pub fn find_data_file(name: &str) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CHECKERS_DATA").filter(|d| !d.is_empty()) {
+        let p = Path::new(&dir).join(name);
+        return p.is_file().then_some(p);
+    }
+    let rel = Path::new("..").join("shared").join("data").join(name);
+    if rel.is_file() {
+        return Some(rel);
+    }
+    let exe = std::env::current_exe().ok()?;
+    exe.ancestors()
+        .skip(1)
+        .map(|dir| dir.join(&rel))
+        .find(|p| p.is_file())
 }
 
 #[cfg(test)]

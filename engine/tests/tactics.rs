@@ -57,9 +57,10 @@ fn tactics_suite_is_solved() {
     assert_eq!(solved, all.len(), "solved {solved} of {}", all.len());
 }
 
-/// Candidates: every known win in shared/data/known-positions.tsv and
-/// quiet positions of self-play games (/tmp/tune-positions.tsv, from
-/// `checkers tune`). Kept: a search to depth 21 proves a win in at most
+/// Candidates: every known win in shared/data/known-positions.tsv,
+/// positions from the endings of the archive games
+/// (shared/data/games/acf-archive.pdn) and quiet positions of self-play
+/// games (/tmp/tune-positions.tsv, from `checkers tune`, when present). Kept: a search to depth 21 proves a win in at most
 /// 15 plies (a win score from the rules alone: the loser runs out of
 /// moves), while a 3-ply search does not see it. Every move proving the
 /// win at depth 21 is listed as a solution.
@@ -79,6 +80,25 @@ fn regenerate_tactics_suite() {
                 parse_fen(f[1]).unwrap(),
                 format!("known-positions.tsv: {}", f[3]),
             ));
+        }
+    }
+    // Positions from the endings of archive games (every 3rd ply of the
+    // last 40, up to 12 pieces).
+    let archive = engine::notation::pdn::read_file(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/data/games/acf-archive.pdn"
+    )))
+    .unwrap();
+    for (gi, g) in archive.iter().enumerate() {
+        if !g.is_legal() || gi % 3 != 0 {
+            continue;
+        }
+        let ps = g.positions();
+        let from = ps.len().saturating_sub(40);
+        for (k, p) in ps.iter().enumerate().skip(from).step_by(3) {
+            if p.piece_count() <= 12 {
+                cands.push((*p, format!("acf-archive.pdn game {} ply {k}", g.number)));
+            }
         }
     }
     if let Ok(t) = std::fs::read_to_string("/tmp/tune-positions.tsv") {
@@ -101,7 +121,7 @@ fn regenerate_tactics_suite() {
     );
     let mut kept = 0;
     for (p, src) in cands {
-        if kept >= 40 {
+        if kept >= 60 {
             break;
         }
         let mut s = Searcher::new(16);

@@ -41,3 +41,58 @@ impl ResultSource for ResultCache {
         self.map.get(pos).copied()
     }
 }
+
+/// An in-memory view of a store's outcomes that grows as a run proves
+/// more: loaded once, then every result the run stores is added, so the
+/// searches of one run see each other's results without a SQL query per
+/// node. Shared between threads.
+#[derive(Debug, Default)]
+pub struct LiveResults {
+    map: std::sync::RwLock<HashMap<Position, Outcome>>,
+}
+
+impl LiveResults {
+    /// Loads every result of `store`.
+    pub fn load(store: &Store) -> Result<LiveResults> {
+        let ResultCache { map } = ResultCache::load(store)?;
+        Ok(LiveResults {
+            map: std::sync::RwLock::new(map),
+        })
+    }
+
+    /// Adds what was proved of `pos`, intersected with what is held. A
+    /// contradiction leaves the held outcome as it was and is returned.
+    pub fn insert(
+        &self,
+        pos: Position,
+        outcome: Outcome,
+    ) -> std::result::Result<(), crate::OutcomeConflict> {
+        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
+        let merged = match map.get(&pos) {
+            Some(held) => held.intersect(outcome)?,
+            None => outcome,
+        };
+        map.insert(pos, merged);
+        Ok(())
+    }
+
+    /// Number of positions held.
+    pub fn len(&self) -> usize {
+        self.map.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl ResultSource for LiveResults {
+    fn lookup(&self, pos: &Position) -> Option<Outcome> {
+        self.map
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(pos)
+            .copied()
+    }
+}

@@ -52,13 +52,9 @@ pub fn decode_outcome(s: &str) -> Result<Outcome, String> {
     Outcome::from_name(s).ok_or_else(|| format!("unknown outcome {s:?}"))
 }
 
-/// The `question` column: `win` or `draw`.
+/// The `question` column: `win`, `draw`, `notwin` or `loss`.
 pub fn decode_question(s: &str) -> Result<Question, String> {
-    match s {
-        "win" => Ok(Question::Win),
-        "draw" => Ok(Question::AtLeastDraw),
-        _ => Err(format!("unknown question {s:?}")),
-    }
+    Question::from_name(s).ok_or_else(|| format!("unknown question {s:?}"))
 }
 
 /// The columns of a proof entry: kind, from, to, captured, leaf.

@@ -8,7 +8,10 @@
 use crate::codec::{decode_outcome, decode_pos, host_name, pos_key, stm_code, unix_now};
 use crate::error::{Result, StoreError};
 use crate::outcome::Outcome;
+use crate::proof::ProofTree;
+use crate::results::{self, Applied, ResultRecord};
 use crate::store::Store;
+use engine::notation::fen::to_fen;
 use engine::Position;
 use rusqlite::params;
 
@@ -275,6 +278,28 @@ impl Store {
     /// Inserts or replaces the record of (`ballot`, `ply`).
     pub fn put_job_record(&self, rec: &JobRecord) -> Result<()> {
         self.write_tx(|tx| write_job_record(tx, rec).map_err(|e| self.sq(e)))
+    }
+
+    /// Stores a proved result and the proof trees behind it in a single
+    /// transaction, so a kill leaves both or neither. The result is folded
+    /// in like [`Store::put_record`]; one that contradicts the stored
+    /// outcome is refused with [`StoreError::Contradiction`] and nothing
+    /// is written.
+    pub fn put_proof(&self, result: &ResultRecord, trees: &[ProofTree], run_id: &str) -> Result<()> {
+        self.write_tx(|tx| {
+            for t in trees {
+                self.insert_tree(tx, t, run_id, result.proved_at)?;
+            }
+            match results::apply(tx, result).map_err(|e| self.sq(e))? {
+                Applied::Done(_) => Ok(()),
+                Applied::Refused(c) => Err(StoreError::Contradiction {
+                    path: self.path().to_path_buf(),
+                    fen: to_fen(&result.position),
+                    stored: c.stored,
+                    incoming: c.incoming,
+                }),
+            }
+        })
     }
 
     /// All job records of `ballot`, by ply.

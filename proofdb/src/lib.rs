@@ -24,7 +24,7 @@ pub mod store;
 pub mod trees;
 pub mod writer;
 
-pub use cache::ResultCache;
+pub use cache::{LiveResults, ResultCache};
 pub use error::StoreError;
 pub use jobs::{BallotRow, JobRecord, JobStatus, LinePly, Origin, RunRow};
 pub use merge::{merge_shard, MergeReport};

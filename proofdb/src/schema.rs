@@ -96,6 +96,26 @@ const MIGRATIONS: &[&str] = &[
         host        TEXT    NOT NULL
     );
     ",
+    // 1 -> 2: proof trees of the opponent's questions too ('notwin': the
+    // side to move does not win; 'loss': it loses). SQLite cannot change a
+    // CHECK in place: the table is rebuilt with its ids (foreign keys are
+    // off while migrating, so tree_nodes keeps its rows).
+    "
+    CREATE TABLE trees_v2 (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        root_pos    BLOB    NOT NULL CHECK (length(root_pos) = 12),
+        root_stm    INTEGER NOT NULL CHECK (root_stm IN (0, 1)),
+        question    TEXT    NOT NULL CHECK (question IN ('win', 'draw', 'notwin', 'loss')),
+        node_count  INTEGER NOT NULL,
+        created     INTEGER NOT NULL,
+        run_id      TEXT    NOT NULL,
+        UNIQUE (root_pos, root_stm, question)
+    );
+    INSERT INTO trees_v2 (id, root_pos, root_stm, question, node_count, created, run_id)
+        SELECT id, root_pos, root_stm, question, node_count, created, run_id FROM trees;
+    DROP TABLE trees;
+    ALTER TABLE trees_v2 RENAME TO trees;
+    ",
 ];
 
 /// The schema version this program writes.
@@ -196,16 +216,39 @@ pub fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
 /// Runs the migration steps after `from`, each in its own transaction.
 fn migrate(conn: &Connection, path: &Path, from: u32) -> Result<()> {
     let sq = |e| StoreError::sqlite(path, e);
+    // Steps that rebuild a table need foreign keys off (the pragma is a
+    // no-op inside a transaction); each step checks them before it commits.
+    conn.execute_batch("PRAGMA foreign_keys = OFF;")
+        .map_err(sq)?;
     for (i, step) in MIGRATIONS.iter().enumerate().skip(from as usize) {
         let to = i as u32 + 1;
-        conn.execute_batch(&format!(
-            "BEGIN IMMEDIATE; {step}; PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {to}; COMMIT;"
-        ))
-        .map_err(|e| {
-            let _ = conn.execute_batch("ROLLBACK");
-            sq(e)
-        })?;
+        let done = conn
+            .execute_batch(&format!("BEGIN IMMEDIATE; {step};"))
+            .and_then(|_| {
+                let broken: i64 = conn.query_row(
+                    "SELECT count(*) FROM pragma_foreign_key_check",
+                    [],
+                    |r| r.get(0),
+                )?;
+                if broken > 0 {
+                    return Err(rusqlite::Error::SqliteFailure(
+                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+                        Some(format!(
+                            "migration to version {to} leaves {broken} broken references"
+                        )),
+                    ));
+                }
+                conn.execute_batch(&format!(
+                    "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {to}; COMMIT;"
+                ))
+            });
+        if let Err(e) = done {
+            let _ = conn.execute_batch("ROLLBACK; PRAGMA foreign_keys = ON;");
+            return Err(sq(e));
+        }
     }
+    conn.execute_batch("PRAGMA foreign_keys = ON;")
+        .map_err(sq)?;
     Ok(())
 }
 

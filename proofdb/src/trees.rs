@@ -45,59 +45,69 @@ impl Store {
 
     /// [`Store::put_tree`] with the creation date given (Unix seconds).
     pub fn put_tree_dated(&self, tree: &ProofTree, run_id: &str, now: i64) -> Result<TreeId> {
-        self.write_tx(|tx| {
-            let sq = |e| self.sq(e);
-            tx.execute(
-                "DELETE FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
-                params![&pos_key(&tree.root)[..], stm_code(&tree.root), tree.question.name()],
+        self.write_tx(|tx| self.insert_tree(tx, tree, run_id, now))
+    }
+
+    /// Writes `tree` inside the caller's transaction `tx` (see
+    /// [`Store::put_tree`]).
+    pub(crate) fn insert_tree(
+        &self,
+        tx: &rusqlite::Connection,
+        tree: &ProofTree,
+        run_id: &str,
+        now: i64,
+    ) -> Result<TreeId> {
+        let sq = |e| self.sq(e);
+        tx.execute(
+            "DELETE FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
+            params![&pos_key(&tree.root)[..], stm_code(&tree.root), tree.question.name()],
+        )
+        .map_err(sq)?;
+        tx.execute(
+            "INSERT INTO trees (root_pos, root_stm, question, node_count, created, run_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                &pos_key(&tree.root)[..],
+                stm_code(&tree.root),
+                tree.question.name(),
+                tree.nodes.len() as i64,
+                now,
+                run_id
+            ],
+        )
+        .map_err(sq)?;
+        let id = tx.last_insert_rowid();
+        let mut ins = tx
+            .prepare_cached(
+                "INSERT INTO tree_nodes (tree_id, pos, stm, kind, from_sq, to_sq, captured, leaf) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
             .map_err(sq)?;
-            tx.execute(
-                "INSERT INTO trees (root_pos, root_stm, question, node_count, created, run_id) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                params![
-                    &pos_key(&tree.root)[..],
-                    stm_code(&tree.root),
-                    tree.question.name(),
-                    tree.nodes.len() as i64,
-                    now,
-                    run_id
-                ],
-            )
-            .map_err(sq)?;
-            let id = tx.last_insert_rowid();
-            let mut ins = tx
-                .prepare_cached(
-                    "INSERT INTO tree_nodes (tree_id, pos, stm, kind, from_sq, to_sq, captured, leaf) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                )
-                .map_err(sq)?;
-            for (pos, entry) in &tree.nodes {
-                let (kind, from, to, cap, leaf) = encode_entry(entry);
-                ins.execute(params![
-                    id,
-                    &pos_key(pos)[..],
-                    stm_code(pos),
-                    kind,
-                    from,
-                    to,
-                    cap,
-                    leaf
-                ])
-                .map_err(|e| match e {
-                    rusqlite::Error::SqliteFailure(f, _)
-                        if f.code == rusqlite::ErrorCode::ConstraintViolation =>
-                    {
-                        crate::error::StoreError::Invalid {
-                            path: self.path().to_path_buf(),
-                            detail: format!("proof tree lists {} twice", to_fen(pos)),
-                        }
+        for (pos, entry) in &tree.nodes {
+            let (kind, from, to, cap, leaf) = encode_entry(entry);
+            ins.execute(params![
+                id,
+                &pos_key(pos)[..],
+                stm_code(pos),
+                kind,
+                from,
+                to,
+                cap,
+                leaf
+            ])
+            .map_err(|e| match e {
+                rusqlite::Error::SqliteFailure(f, _)
+                    if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+                {
+                    crate::error::StoreError::Invalid {
+                        path: self.path().to_path_buf(),
+                        detail: format!("proof tree lists {} twice", to_fen(pos)),
                     }
-                    e => self.sq(e),
-                })?;
-            }
-            Ok(id)
-        })
+                }
+                e => self.sq(e),
+            })?;
+        }
+        Ok(id)
     }
 
     /// The summaries of all stored trees, by id.

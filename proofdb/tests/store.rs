@@ -326,3 +326,99 @@ fn store_is_sync_and_send() {
     is::<WriterHandle>();
     is::<ResultCache>();
 }
+
+/// The schema-1 `trees` table as it was released (questions 'win' and
+/// 'draw' only), for the migration test.
+const TREES_V1: &str = "
+    CREATE TABLE trees (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        root_pos    BLOB    NOT NULL CHECK (length(root_pos) = 12),
+        root_stm    INTEGER NOT NULL CHECK (root_stm IN (0, 1)),
+        question    TEXT    NOT NULL CHECK (question IN ('win', 'draw')),
+        node_count  INTEGER NOT NULL,
+        created     INTEGER NOT NULL,
+        run_id      TEXT    NOT NULL,
+        UNIQUE (root_pos, root_stm, question)
+    );";
+
+fn small_tree(question: Question) -> ProofTree {
+    let root = Position::initial();
+    let m = root.moves().as_slice()[0];
+    ProofTree {
+        root,
+        question,
+        nodes: vec![
+            (root, ProofEntry::Prover(m)),
+            (root.play_unchecked(&m), ProofEntry::Leaf(LeafSource::Store)),
+        ],
+    }
+}
+
+#[test]
+fn version_1_store_migrates_keeping_its_trees() {
+    let dir = temp_dir("migrate");
+    let path = dir.join("s.sqlite");
+    let tree = small_tree(Question::AtLeastDraw);
+    let id = {
+        let store = Store::open(&path).unwrap();
+        store.put_tree(&tree, "old").unwrap()
+    };
+    // Turn the file back into a version-1 store: the old trees table
+    // (same rows), user_version 1. Legacy renaming keeps tree_nodes'
+    // reference pointing at `trees`.
+    {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        c.execute_batch(&format!(
+            "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; BEGIN;
+             ALTER TABLE trees RENAME TO trees_now;
+             {TREES_V1}
+             INSERT INTO trees SELECT * FROM trees_now;
+             DROP TABLE trees_now;
+             PRAGMA user_version = 1; COMMIT;"
+        ))
+        .unwrap();
+        let loss = c.execute(
+            "INSERT INTO trees (root_pos, root_stm, question, node_count, created, run_id) \
+             VALUES (x'000000000000000000000000', 0, 'loss', 0, 0, '')",
+            [],
+        );
+        assert!(loss.is_err(), "version 1 refuses a 'loss' tree");
+    }
+    // A read-only open refuses the old version; a read-write one migrates.
+    assert!(Store::open_readonly(&path).is_err());
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.stats().unwrap().schema_version, 2);
+    let back = store.get_tree(&tree.root, Question::AtLeastDraw).unwrap();
+    assert_eq!(back.map(|t| t.nodes.len()), Some(tree.nodes.len()));
+    assert_eq!(store.trees().unwrap()[0].id, id);
+    store.integrity_check().unwrap();
+    // The opponent's questions are accepted now.
+    store.put_tree(&small_tree(Question::Loss), "new").unwrap();
+    store.put_tree(&small_tree(Question::AtMostDraw), "new").unwrap();
+    assert_eq!(store.trees().unwrap().len(), 3);
+}
+
+#[test]
+fn put_proof_stores_result_and_trees_together_or_not_at_all() {
+    let dir = temp_dir("put-proof");
+    let store = Store::open(dir.join("s.sqlite")).unwrap();
+    let tree = small_tree(Question::Win);
+    let rec = ResultRecord::new(
+        tree.root,
+        Outcome::Exact(Value::Win),
+        prov("ab", 10),
+        tree.nodes.len() as u64,
+    );
+    store.put_proof(&rec, &[tree.clone()], "run").unwrap();
+    assert_eq!(store.get(&tree.root).unwrap().unwrap().0, rec.outcome);
+    assert!(store.get_tree(&tree.root, Question::Win).unwrap().is_some());
+    // A contradicting result is refused, and its tree is not kept either.
+    let loss_tree = small_tree(Question::Loss);
+    let bad = ResultRecord::new(tree.root, Outcome::Exact(Value::Loss), prov("ab", 1), 2);
+    assert!(matches!(
+        store.put_proof(&bad, &[loss_tree], "run").unwrap_err(),
+        StoreError::Contradiction { .. }
+    ));
+    assert!(store.get_tree(&tree.root, Question::Loss).unwrap().is_none());
+    assert_eq!(store.get(&tree.root).unwrap().unwrap().0, rec.outcome);
+}

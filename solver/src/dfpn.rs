@@ -20,6 +20,7 @@ use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, Table};
 use engine::{Move, MoveList, Position, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Infinite proof or disproof number.
@@ -34,6 +35,9 @@ pub struct DfpnConfig {
     pub max_nodes: u64,
     /// Wall-clock limit, if any.
     pub deadline: Option<Instant>,
+    /// Set from outside (SIGINT, a run's end) to stop the search as if
+    /// its budget ran out.
+    pub stop: Option<&'static AtomicBool>,
     /// Table size (entries) that triggers garbage collection.
     pub table_entries: usize,
     /// The epsilon of the 1+epsilon trick.
@@ -48,6 +52,7 @@ impl Default for DfpnConfig {
         DfpnConfig {
             max_nodes: 10_000_000,
             deadline: None,
+            stop: None,
             table_entries: 8_000_000,
             epsilon: 0.25,
             max_ply: 1000,
@@ -217,6 +222,9 @@ impl<'a> Dfpn<'a> {
 
     fn out_of_budget(&self) -> bool {
         if self.nodes - self.budget_start >= self.cfg.max_nodes {
+            return true;
+        }
+        if matches!(self.cfg.stop, Some(s) if s.load(Ordering::Relaxed)) {
             return true;
         }
         matches!(self.cfg.deadline, Some(d) if Instant::now() >= d)

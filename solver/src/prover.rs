@@ -20,6 +20,7 @@ use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, Table};
 use engine::{Color, Move, MoveList, Position, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Limits of an alpha-beta search.
@@ -29,6 +30,9 @@ pub struct AbConfig {
     pub max_nodes: u64,
     /// Wall-clock limit, if any.
     pub deadline: Option<Instant>,
+    /// Set from outside (SIGINT, a run's end) to stop the search as if
+    /// its budget ran out.
+    pub stop: Option<&'static AtomicBool>,
     /// Deepest iteration (plies, before extensions).
     pub max_depth: i32,
     /// Table size (entries) that triggers garbage collection.
@@ -42,6 +46,7 @@ impl Default for AbConfig {
         AbConfig {
             max_nodes: 10_000_000,
             deadline: None,
+            stop: None,
             max_depth: 240,
             table_entries: 8_000_000,
             etc_depth: 4,
@@ -200,6 +205,9 @@ impl<'a> AlphaBeta<'a> {
 
     fn out_of_budget(&self) -> bool {
         if self.nodes - self.budget_start >= self.cfg.max_nodes {
+            return true;
+        }
+        if matches!(self.cfg.stop, Some(s) if s.load(Ordering::Relaxed)) {
             return true;
         }
         matches!(self.cfg.deadline, Some(d) if Instant::now() >= d)

@@ -12,6 +12,7 @@ use crate::verify::{verify, VerifyError, VerifyReport};
 use engine::notation::fen::to_fen;
 use engine::{Move, Position, Value};
 use proofdb::{Outcome, ProofTree, Provenance, Question};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -56,6 +57,9 @@ pub struct SolveOptions {
     pub table_entries: usize,
     /// Largest database piece count used (for the provenance).
     pub egdb_pieces: u32,
+    /// Set from outside to stop the searches as if the budget ran out
+    /// (what was settled before stays settled).
+    pub stop: Option<&'static AtomicBool>,
 }
 
 impl Default for SolveOptions {
@@ -69,6 +73,7 @@ impl Default for SolveOptions {
             max_proof_nodes: 5_000_000,
             table_entries: 4_000_000,
             egdb_pieces: 0,
+            stop: None,
         }
     }
 }
@@ -185,6 +190,7 @@ fn solve_here(
         AbConfig {
             max_nodes: opts.max_nodes,
             deadline,
+            stop: opts.stop,
             table_entries: opts.table_entries,
             ..AbConfig::default()
         },
@@ -194,6 +200,7 @@ fn solve_here(
         DfpnConfig {
             max_nodes: opts.max_nodes,
             deadline,
+            stop: opts.stop,
             table_entries: opts.table_entries,
             ..DfpnConfig::default()
         },

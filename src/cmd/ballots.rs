@@ -1,4 +1,4 @@
-//! `checkers ballots`: the three-move ballots: list, status, report.
+//! `checkers ballots`: the three-move ballots: list, run, status, report.
 //!
 //! The ballot file is `--ballots-file FILE`, else `$CHECKERS_DATA/ballots.tsv`,
 //! else `../shared/data/ballots.tsv` (from the current directory, then from
@@ -47,6 +47,9 @@ enum BallotsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Run the ballot jobs: build each main line, then prove it backward
+    /// from its end, storing every result (resumable: run it again).
+    Run(crate::cmd::ballots_run::RunArgs),
     /// Where each ballot's job stands: main line length, frontier ply
     /// (earliest proved ply) and its piece count, value, time, nodes,
     /// proof size.
@@ -75,6 +78,7 @@ enum BallotsCommand {
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         BallotsCommand::List { deck, json } => list(&deck, json),
+        BallotsCommand::Run(a) => crate::cmd::ballots_run::run(a),
         BallotsCommand::Status { deck, store, json } => {
             let rows = statuses(&deck, &store)?;
             if json {

@@ -33,6 +33,17 @@ pub enum SolverArg {
     Both,
 }
 
+impl SolverArg {
+    /// The solver library's name for the choice.
+    pub fn kind(self) -> SolverKind {
+        match self {
+            SolverArg::Ab => SolverKind::Ab,
+            SolverArg::Dfpn => SolverKind::Dfpn,
+            SolverArg::Both => SolverKind::Both,
+        }
+    }
+}
+
 /// Arguments of `checkers solve`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -82,11 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let store = NoResults;
     let leaves = Leaves::new(oracle.as_ref(), &store);
     let opts = SolveOptions {
-        solver: match args.solver {
-            SolverArg::Ab => SolverKind::Ab,
-            SolverArg::Dfpn => SolverKind::Dfpn,
-            SolverArg::Both => SolverKind::Both,
-        },
+        solver: args.solver.kind(),
         ask: match args.question {
             QuestionArg::Win => Ask::Win,
             QuestionArg::Draw => Ask::Draw,
@@ -106,6 +113,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
         egdb_pieces: args.egdb_pieces,
+        stop: None,
     };
     let mut proofs: Vec<StoredProof> = Vec::new();
     if let Some(batch) = &args.batch {

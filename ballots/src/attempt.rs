@@ -1,0 +1,220 @@
+//! The ballot job's prover and records backed by the real solvers and the
+//! proof store: [`StoreProver`] settles a position with the endgame
+//! databases, the results already proved and the solvers, has every proof
+//! checked by the independent verifier, and stores result and proof trees
+//! in one transaction; [`StoreRecords`] keeps the per-ply job records in
+//! the store so a walk resumes where it stopped.
+
+use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
+use engine::{Oracle, Position};
+use proofdb::{
+    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, ResultRecord,
+    ResultSource, Store,
+};
+use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::Leaves;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+/// Settings of a [`StoreProver`].
+#[derive(Clone, Copy, Debug)]
+pub struct ProverSettings {
+    /// Which solver(s) to run.
+    pub solver: SolverKind,
+    /// Transposition-table entries per solver.
+    pub table_entries: usize,
+    /// Largest proof tree extracted and verified.
+    pub max_proof_nodes: usize,
+    /// Largest database piece count in use (recorded as provenance).
+    pub egdb_pieces: u32,
+}
+
+impl Default for ProverSettings {
+    fn default() -> Self {
+        ProverSettings {
+            solver: SolverKind::Ab,
+            table_entries: 4_000_000,
+            max_proof_nodes: 5_000_000,
+            egdb_pieces: 0,
+        }
+    }
+}
+
+/// A [`PositionProver`] over the solvers, the databases and the store.
+///
+/// Positions the databases or the store already settle exactly are
+/// answered without a search (a database value is stored as a result with
+/// solver `egdb`, so the ballot report sees it). Everything else goes to
+/// [`solver::solve::solve`] with the question "what is the value?"; each
+/// settled question's proof is extracted and verified before anything is
+/// stored. Results are added to `live` so later searches of the same run
+/// (on any thread) use them as leaves.
+pub struct StoreProver<'a> {
+    /// The endgame databases.
+    pub oracle: &'a dyn Oracle,
+    /// The run's in-memory view of the store's results.
+    pub live: &'a LiveResults,
+    /// Where results and proof trees are written.
+    pub store: &'a Store,
+    /// The run writing the results.
+    pub run_id: String,
+    /// Solver settings.
+    pub settings: ProverSettings,
+    /// Process-wide stop flag polled by the solvers (SIGINT/SIGTERM).
+    pub stop: Option<&'static AtomicBool>,
+}
+
+impl StoreProver<'_> {
+    fn provenance(&self, solver: &str, nodes: u64, millis: u64) -> Provenance {
+        Provenance {
+            solver: solver.to_string(),
+            nodes,
+            millis,
+            egdb_pieces: self.settings.egdb_pieces,
+            run_id: self.run_id.clone(),
+        }
+    }
+
+    /// Stores `outcome` of `pos` with `trees`, then makes it visible to
+    /// the run's searches.
+    fn keep(
+        &self,
+        pos: &Position,
+        outcome: Outcome,
+        prov: Provenance,
+        trees: &[ProofTree],
+    ) -> Result<u64, String> {
+        let size: u64 = trees.iter().map(|t| t.nodes.len() as u64).sum();
+        let rec = ResultRecord::new(*pos, outcome, prov, size);
+        self.store
+            .put_proof(&rec, trees, &self.run_id)
+            .map_err(|e| e.to_string())?;
+        self.live.insert(*pos, outcome).map_err(|c| {
+            format!(
+                "{}: proved {} but the run holds {}",
+                engine::notation::fen::to_fen(pos),
+                c.incoming,
+                c.stored
+            )
+        })?;
+        Ok(size)
+    }
+}
+
+impl PositionProver for StoreProver<'_> {
+    fn prove(
+        &self,
+        pos: &Position,
+        budget: Duration,
+        _stop: &AtomicBool,
+    ) -> Result<Attempt, String> {
+        let start = Instant::now();
+        if let Some(v) = self.oracle.probe(pos) {
+            let outcome = Outcome::Exact(v);
+            if self.live.lookup(pos) != Some(outcome) {
+                self.keep(pos, outcome, self.provenance("egdb", 0, 0), &[])?;
+            }
+            return Ok(Attempt {
+                outcome: Some(outcome),
+                nodes: 0,
+                millis: start.elapsed().as_millis() as u64,
+                proof_size: 0,
+            });
+        }
+        if let Some(o @ Outcome::Exact(_)) = self.live.lookup(pos) {
+            return Ok(Attempt {
+                outcome: Some(o),
+                nodes: 0,
+                millis: start.elapsed().as_millis() as u64,
+                proof_size: 0,
+            });
+        }
+        let opts = SolveOptions {
+            solver: self.settings.solver,
+            ask: Ask::Value,
+            max_nodes: u64::MAX,
+            time: Some(budget),
+            proofs: true,
+            max_proof_nodes: self.settings.max_proof_nodes,
+            table_entries: self.settings.table_entries,
+            egdb_pieces: self.settings.egdb_pieces,
+            stop: self.stop,
+        };
+        let report =
+            solve(*pos, Leaves::new(self.oracle, self.live), &opts).map_err(|e| e.to_string())?;
+        let millis = start.elapsed().as_millis() as u64;
+        let nodes = report.provenance.nodes;
+        let mut proof_size = 0;
+        if let Some(outcome) = report.outcome {
+            let trees: Vec<ProofTree> = report.proofs.iter().map(|p| p.tree.clone()).collect();
+            let prov = self.provenance(&report.provenance.solver, nodes, millis);
+            proof_size = self.keep(pos, outcome, prov, &trees)?;
+        }
+        Ok(Attempt {
+            outcome: report.outcome,
+            nodes,
+            millis,
+            proof_size,
+        })
+    }
+}
+
+/// [`JobRecords`] of one ballot in the store's `job_records` table.
+///
+/// The table keeps no budget column: an unproved ply's attempt ran until
+/// its budget, so its time spent stands for the budget it had (a resumed
+/// walk retries it only with a larger position budget).
+pub struct StoreRecords<'a> {
+    /// The store.
+    pub store: &'a Store,
+    /// The ballot.
+    pub ballot: u32,
+    /// The run writing records.
+    pub run_id: String,
+}
+
+impl JobRecords for StoreRecords<'_> {
+    fn get(&self, ply: usize) -> Option<PlyRecord> {
+        let rec = self.store.job_record(self.ballot, ply as u32).ok()??;
+        let status = match rec.status {
+            JobStatus::Proved => PlyStatus::Proved,
+            JobStatus::Partial | JobStatus::Budget => PlyStatus::Unproved,
+            // An attempt that never finished (or failed) is tried again.
+            JobStatus::Running | JobStatus::Error => return None,
+        };
+        Some(PlyRecord {
+            ply,
+            status,
+            outcome: rec.outcome,
+            nodes: rec.nodes,
+            millis: rec.millis,
+            proof_size: rec.proof_size,
+            budget_millis: rec.millis,
+        })
+    }
+
+    fn put(&mut self, r: &PlyRecord) -> Result<(), String> {
+        let status = match (r.status, r.outcome) {
+            (PlyStatus::Proved, _) => JobStatus::Proved,
+            (PlyStatus::Unproved, Some(_)) => JobStatus::Partial,
+            (PlyStatus::Unproved, None) => JobStatus::Budget,
+        };
+        let rec = JobRecord {
+            ballot: self.ballot,
+            ply: r.ply as u32,
+            outcome: r.outcome,
+            nodes: r.nodes,
+            // For an open ply, the larger of time spent and budget given,
+            // so a resumed walk does not retry with the same budget.
+            millis: match r.status {
+                PlyStatus::Proved => r.millis,
+                PlyStatus::Unproved => r.millis.max(r.budget_millis),
+            },
+            proof_size: r.proof_size,
+            status,
+            run_id: self.run_id.clone(),
+            updated: proofdb::codec::unix_now(),
+        };
+        self.store.put_job_record(&rec).map_err(|e| e.to_string())
+    }
+}

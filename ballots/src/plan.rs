@@ -1,0 +1,259 @@
+//! Building a ballot's main line (DESIGN.md "Walking a ballot"): the
+//! published trunk where there is one, else the ballot's three moves and
+//! the path most played in the master-game archive, then the engine's
+//! principal variation down to a position the databases settle. The line
+//! is kept in the store, so a resumed run walks the same line.
+
+use crate::deck::Ballot;
+use crate::extend::{extend_with_engine, ExtendLimits};
+use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
+use crate::sources::Trunks;
+use engine::notation::movetext::move_to_text;
+use engine::search::Searcher;
+use engine::{Oracle, Position};
+use proofdb::{LinePly, Store, StoreError};
+use thiserror::Error;
+
+/// Why a main line could not be built or read back.
+#[derive(Debug, Error)]
+pub enum PlanError {
+    /// The ballot's own moves do not replay (a broken deck file).
+    #[error("ballot {ballot}: its moves {moves} do not replay from the start")]
+    BadBallot {
+        /// ACF number.
+        ballot: u32,
+        /// The moves.
+        moves: String,
+    },
+    /// The stored main line is not a legal sequence of moves.
+    #[error("ballot {ballot}: the stored main line breaks at ply {ply}")]
+    BrokenLine {
+        /// ACF number.
+        ballot: u32,
+        /// First ply that does not follow from the one before.
+        ply: u32,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Where main lines come from.
+#[derive(Clone, Debug, Default)]
+pub struct LineSources {
+    /// Published trunks, by ballot position.
+    pub trunks: Trunks,
+    /// The master-game archive.
+    pub archive: Vec<ArchiveGame>,
+}
+
+/// The main line of `ballot` before the engine extends it: the published
+/// trunk when one starts from the ballot's position, else the three
+/// ballot moves (origin `published`) followed by the archive's most
+/// played path.
+pub fn book_line(ballot: &Ballot, sources: &LineSources) -> Result<MainLine, PlanError> {
+    if let Some(moves) = sources.trunks.by_ballot.get(&ballot.position) {
+        if let Some(line) = MainLine::from_moves(moves, Origin::Published) {
+            return Ok(line);
+        }
+    }
+    let bad = || PlanError::BadBallot {
+        ballot: ballot.number,
+        moves: ballot.moves_text(),
+    };
+    let mut line = MainLine::default();
+    for text in &ballot.moves {
+        let (mv, _) = crate::deck::play_move_text(&line.last(), text).map_err(|_| bad())?;
+        if !line.push(mv, Origin::Published) {
+            return Err(bad());
+        }
+    }
+    if line.last() != ballot.position {
+        return Err(bad());
+    }
+    extend_with_archive(&mut line, &sources.archive);
+    Ok(line)
+}
+
+/// Builds the full main line of `ballot`: [`book_line`], cut back to the
+/// first position the databases settle (or that ends the game), else
+/// extended with the engine's principal variation (`searcher`, `limits`)
+/// until one is reached.
+pub fn build_line(
+    ballot: &Ballot,
+    sources: &LineSources,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    limits: &ExtendLimits,
+) -> Result<MainLine, PlanError> {
+    let mut line = book_line(ballot, sources)?;
+    let settled = |p: &Position| oracle.probe(p).is_some();
+    if let Some(k) = (3..=line.len()).find(|&k| {
+        let p = line.position(k);
+        settled(&p) || p.is_terminal()
+    }) {
+        line.plies.truncate(k);
+        return Ok(line);
+    }
+    extend_with_engine(&mut line, searcher, oracle, limits, &settled);
+    Ok(line)
+}
+
+/// The line as the store keeps it: plies 1..=len with move text and origin.
+pub fn to_rows(line: &MainLine) -> Vec<LinePly> {
+    line.plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| LinePly {
+            ply: i as u32 + 1,
+            position: p.after,
+            move_text: move_to_text(&line.position(i), &p.mv),
+            origin: match p.origin {
+                Origin::Published => proofdb::Origin::Published,
+                Origin::Archive => proofdb::Origin::Archive,
+                Origin::Engine => proofdb::Origin::Engine,
+            },
+        })
+        .collect()
+}
+
+/// The stored main line of `ballot`, if there is one, replayed from the
+/// start: each stored position must follow from the one before by a legal
+/// move.
+pub fn stored_line(store: &Store, ballot: u32) -> Result<Option<MainLine>, PlanError> {
+    let rows = store.main_line(ballot)?;
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let mut line = MainLine::default();
+    for (i, row) in rows.iter().enumerate() {
+        let broken = PlanError::BrokenLine {
+            ballot,
+            ply: row.ply,
+        };
+        if row.ply as usize != i + 1 {
+            return Err(broken);
+        }
+        let here = line.last();
+        let Some(mv) = here
+            .moves()
+            .iter()
+            .find(|m| here.play_unchecked(m) == row.position)
+            .copied()
+        else {
+            return Err(broken);
+        };
+        let origin = match row.origin {
+            proofdb::Origin::Published => Origin::Published,
+            proofdb::Origin::Archive => Origin::Archive,
+            proofdb::Origin::Engine => Origin::Engine,
+        };
+        line.push(mv, origin);
+    }
+    Ok(Some(line))
+}
+
+/// The main line of `ballot`: the stored one when the store has it (so a
+/// resumed run walks the same line), else a new one from
+/// [`build_line`], stored with the ballot's row before it is returned.
+pub fn main_line(
+    store: &Store,
+    ballot: &Ballot,
+    sources: &LineSources,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    limits: &ExtendLimits,
+) -> Result<MainLine, PlanError> {
+    if let Some(line) = stored_line(store, ballot.number)? {
+        return Ok(line);
+    }
+    let line = build_line(ballot, sources, searcher, oracle, limits)?;
+    store.put_ballot(&ballot.to_row())?;
+    store.set_main_line(ballot.number, &to_rows(&line))?;
+    Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deck::Deck;
+    use engine::search::Limits;
+
+    /// Settles positions of at most `n` pieces (a stand-in for databases).
+    struct Pieces(u32);
+    impl Oracle for Pieces {
+        fn probe(&self, p: &Position) -> Option<engine::Value> {
+            (p.piece_count() <= self.0).then_some(engine::Value::Draw)
+        }
+    }
+
+    fn limits() -> ExtendLimits {
+        ExtendLimits {
+            per_move: Limits {
+                depth: Some(4),
+                ..Limits::default()
+            },
+            max_plies: 300,
+        }
+    }
+
+    #[test]
+    fn line_starts_with_the_ballot_and_ends_settled() {
+        let deck = Deck::builtin();
+        let ballot = deck.get(1).expect("ballot 1");
+        let mut searcher = Searcher::new(4);
+        let oracle = Pieces(16);
+        let line = build_line(
+            ballot,
+            &LineSources::default(),
+            &mut searcher,
+            &oracle,
+            &limits(),
+        )
+        .unwrap();
+        assert_eq!(line.position(3), ballot.position);
+        assert!(line.plies[..3].iter().all(|p| p.origin == Origin::Published));
+        assert!(line.plies[3..].iter().all(|p| p.origin == Origin::Engine));
+        let last = line.last();
+        assert!(last.piece_count() <= 16 || last.is_terminal());
+        // The first settled position ends the line.
+        assert!((3..line.len()).all(|k| line.position(k).piece_count() > 16));
+    }
+
+    #[test]
+    fn stored_line_round_trips_and_is_reused() {
+        let dir = std::env::temp_dir().join(format!("plan-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.sqlite");
+        let _ = std::fs::remove_file(&path);
+        let store = Store::open(&path).unwrap();
+        let deck = Deck::builtin();
+        let ballot = deck.get(7).expect("ballot 7");
+        let mut searcher = Searcher::new(4);
+        let oracle = Pieces(18);
+        let a = main_line(
+            &store,
+            ballot,
+            &LineSources::default(),
+            &mut searcher,
+            &oracle,
+            &limits(),
+        )
+        .unwrap();
+        // A different oracle would give a different line: the stored one
+        // is returned instead.
+        let b = main_line(
+            &store,
+            ballot,
+            &LineSources::default(),
+            &mut searcher,
+            &Pieces(10),
+            &limits(),
+        )
+        .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(stored_line(&store, ballot.number).unwrap(), Some(a));
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

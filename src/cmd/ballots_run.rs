@@ -1,0 +1,309 @@
+//! `checkers ballots run`: the main job. For each chosen ballot, build (or
+//! read back) its main line, then walk it backward from the end, proving
+//! each position with the solvers, the endgame databases and what the
+//! store already holds, until a position resists its budget or the
+//! ballot's budget is spent. Ballots run in parallel; everything proved is
+//! committed as it is proved, so a killed or interrupted run loses at most
+//! the position in progress, and running the same command again resumes.
+
+use crate::cmd::db::StoreArg;
+use crate::cmd::solve::SolverArg;
+use anyhow::Context;
+use ballots::attempt::{ProverSettings, StoreProver, StoreRecords};
+use ballots::deck::{Ballot, Deck, Selection};
+use ballots::extend::ExtendLimits;
+use ballots::job::{walk, Budget, PlyStatus, WalkEnd, WalkSummary};
+use ballots::plan::{main_line, LineSources};
+use ballots::report;
+use ballots::sources::{find_data_file, read_archive, read_trunks};
+use engine::search::{Limits, Searcher};
+use engine::Oracle;
+use proofdb::{LiveResults, Store};
+use rayon::prelude::*;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The ballots run when neither `--ballot` nor `--deck` is given: a small
+/// default for a first run.
+pub const DEFAULT_BALLOTS: [u32; 4] = [1, 2, 3, 4];
+
+/// Arguments of `checkers ballots run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Run these ballots (ACF numbers). Without it and without --deck:
+    /// ballots 1-4.
+    #[arg(long = "ballot", value_name = "N", num_args = 1.., conflicts_with = "deck")]
+    pub ballots: Vec<u32>,
+    /// Run a whole deck: all (174), 156, 144, barred.
+    #[arg(long, value_name = "all|156|144|barred")]
+    pub deck: Option<Selection>,
+    /// Ballot table (default: as for `ballots list`).
+    #[arg(long, value_name = "FILE")]
+    pub ballots_file: Option<PathBuf>,
+    /// Seconds per ballot in this run.
+    #[arg(long, default_value_t = 20.0, value_name = "SECS")]
+    pub budget: f64,
+    /// Seconds per position.
+    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    pub position_budget: f64,
+    /// Endgame databases up to this many pieces (built on first use).
+    #[arg(long, default_value_t = 5)]
+    pub egdb_pieces: u32,
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Ballots run at once (default: the number of cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// The solver.
+    #[arg(long, value_enum, default_value = "ab")]
+    pub solver: SolverArg,
+    /// Depth of the engine's search for each move it adds to a main line.
+    #[arg(long, default_value_t = 10)]
+    pub line_depth: u32,
+    /// Transposition-table entries per solver and thread.
+    #[arg(long, default_value_t = 2_000_000)]
+    pub table_entries: usize,
+    /// Published trunk lines (default: fortman-trunks.pdn in the data folder).
+    #[arg(long, value_name = "FILE")]
+    pub trunks: Option<PathBuf>,
+    /// Master-game archive (default: games/acf-archive.pdn in the data folder).
+    #[arg(long, value_name = "FILE")]
+    pub archive: Option<PathBuf>,
+}
+
+fn seconds(name: &str, s: f64) -> anyhow::Result<Duration> {
+    if s.is_finite() && s > 0.0 {
+        Ok(Duration::from_secs_f64(s))
+    } else {
+        anyhow::bail!("{name} must be a positive number of seconds, not {s}")
+    }
+}
+
+/// Reads the trunks and the archive; a missing default file is a warning
+/// (the lines then come from the engine), a missing or bad explicit file
+/// an error.
+fn load_sources(args: &RunArgs) -> anyhow::Result<LineSources> {
+    let mut sources = LineSources::default();
+    match args
+        .trunks
+        .clone()
+        .or_else(|| find_data_file("fortman-trunks.pdn"))
+    {
+        Some(p) => {
+            sources.trunks =
+                read_trunks(&p).with_context(|| format!("reading trunks {}", p.display()))?
+        }
+        None => eprintln!("checkers: no fortman-trunks.pdn found; main lines without trunks"),
+    }
+    match args
+        .archive
+        .clone()
+        .or_else(|| find_data_file("games/acf-archive.pdn"))
+    {
+        Some(p) => {
+            sources.archive =
+                read_archive(&p).with_context(|| format!("reading archive {}", p.display()))?
+        }
+        None => eprintln!("checkers: no games/acf-archive.pdn found; main lines without archive"),
+    }
+    Ok(sources)
+}
+
+fn choose<'d>(deck: &'d Deck, args: &RunArgs) -> anyhow::Result<Vec<&'d Ballot>> {
+    if let Some(sel) = args.deck {
+        return Ok(deck.select(sel));
+    }
+    let numbers: Vec<u32> = if args.ballots.is_empty() {
+        DEFAULT_BALLOTS.to_vec()
+    } else {
+        args.ballots.clone()
+    };
+    numbers
+        .iter()
+        .map(|&n| {
+            deck.get(n)
+                .with_context(|| format!("no ballot {n} in {}", deck.source()))
+        })
+        .collect()
+}
+
+/// Everything a ballot's job shares with the others.
+struct Shared<'a> {
+    store: &'a Store,
+    live: &'a LiveResults,
+    oracle: &'a dyn Oracle,
+    sources: &'a LineSources,
+    run_id: &'a str,
+    settings: ProverSettings,
+    budget: Budget,
+    limits: ExtendLimits,
+    stop: &'static AtomicBool,
+}
+
+fn end_text(s: &WalkSummary) -> String {
+    let end = match s.end {
+        WalkEnd::Complete => "complete".to_string(),
+        WalkEnd::Stuck { ply } => format!("stuck at ply {ply}"),
+        WalkEnd::OutOfTime => "ballot budget spent".to_string(),
+        WalkEnd::Interrupted => "interrupted".to_string(),
+    };
+    match (s.frontier, s.frontier_outcome) {
+        (Some(f), Some(o)) => format!("frontier ply {f} ({o}), {end}"),
+        _ => format!("no ply proved, {end}"),
+    }
+}
+
+fn run_ballot(
+    ballot: &Ballot,
+    sh: &Shared<'_>,
+    bars: &crate::progress::Bars,
+) -> anyhow::Result<WalkSummary> {
+    let name = format!("ballot {:>3}", ballot.number);
+    let mut searcher = Searcher::new(16);
+    let line = main_line(
+        sh.store,
+        ballot,
+        sh.sources,
+        &mut searcher,
+        sh.oracle,
+        &sh.limits,
+    )
+    .with_context(|| format!("ballot {}: main line", ballot.number))?;
+    drop(searcher);
+    let plies = (line.len() + 1).saturating_sub(3) as u64;
+    let bar = bars.bar(&name, plies);
+    let prover = StoreProver {
+        oracle: sh.oracle,
+        live: sh.live,
+        store: sh.store,
+        run_id: sh.run_id.to_string(),
+        settings: sh.settings,
+        stop: Some(sh.stop),
+    };
+    let mut records = StoreRecords {
+        store: sh.store,
+        ballot: ballot.number,
+        run_id: sh.run_id.to_string(),
+    };
+    let mut done = 0;
+    let summary = walk(
+        &line,
+        3,
+        &prover,
+        &mut records,
+        sh.budget,
+        sh.stop,
+        &mut |r| {
+            done += 1;
+            bar.set(done);
+            let what = match (r.status, r.outcome) {
+                (PlyStatus::Proved, Some(o)) => o.to_string(),
+                (_, Some(o)) => format!("{o} only"),
+                _ => "open".to_string(),
+            };
+            bar.message(&format!(
+                "ply {} ({} pieces): {what}",
+                r.ply,
+                line.position(r.ply).piece_count()
+            ));
+        },
+    )
+    .map_err(|e| anyhow::anyhow!("ballot {}: {e}", ballot.number))?;
+    bar.finish(&end_text(&summary));
+    Ok(summary)
+}
+
+/// Runs `checkers ballots run`.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    let budget = Budget {
+        ballot: seconds("--budget", args.budget)?,
+        position: seconds("--position-budget", args.position_budget)?,
+    };
+    let stop: &'static AtomicBool = {
+        let flag = crate::interrupt::stop_flag()?;
+        let leaked: &'static std::sync::Arc<AtomicBool> = Box::leak(Box::new(flag));
+        leaked
+    };
+    let deck = Deck::locate(args.ballots_file.as_deref())?;
+    let chosen = choose(&deck, &args)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let path = args.store.path();
+    let store = Store::open(&path)?;
+    let command: Vec<String> = std::env::args().collect();
+    let run_id = store.begin_run(&command.join(" "))?;
+    let live = LiveResults::load(&store)?;
+    let sources = load_sources(&args)?;
+    let threads = args.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting the worker threads")?;
+    eprintln!(
+        "checkers: {} ballot(s), {threads} thread(s), {} s per ballot, {} s per position, \
+         databases to {} pieces, store {} ({} results), run {run_id}",
+        chosen.len(),
+        args.budget,
+        args.position_budget,
+        args.egdb_pieces,
+        path.display(),
+        live.len()
+    );
+    let shared = Shared {
+        store: &store,
+        live: &live,
+        oracle: oracle.as_ref(),
+        sources: &sources,
+        run_id: &run_id,
+        settings: ProverSettings {
+            solver: args.solver.kind(),
+            table_entries: args.table_entries,
+            egdb_pieces: args.egdb_pieces,
+            ..ProverSettings::default()
+        },
+        budget,
+        limits: ExtendLimits {
+            per_move: Limits {
+                depth: Some(args.line_depth),
+                ..Limits::default()
+            },
+            max_plies: 400,
+        },
+        stop,
+    };
+    let bars = crate::progress::Bars::new();
+    let overall = bars.bar("ballots", chosen.len() as u64);
+    let failures: Vec<String> = pool.install(|| {
+        chosen
+            .par_iter()
+            .filter_map(|b| {
+                if stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let r = run_ballot(b, &shared, &bars);
+                overall.inc(1);
+                r.err().map(|e| format!("{e:#}"))
+            })
+            .collect()
+    });
+    overall.finish("");
+    let interrupted = stop.load(Ordering::Relaxed);
+    if !interrupted {
+        store.finish_run(&run_id)?;
+    }
+    let rows = report::status(&store, &chosen)?;
+    crate::cmd::db::emit(&report::to_text(&rows))?;
+    for f in &failures {
+        eprintln!("checkers: {f}");
+    }
+    if interrupted {
+        anyhow::bail!(
+            "interrupted: what was proved is stored in {}; run the same command again to resume",
+            path.display()
+        );
+    }
+    if !failures.is_empty() {
+        anyhow::bail!("{} ballot(s) failed", failures.len());
+    }
+    Ok(())
+}
