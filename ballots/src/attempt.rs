@@ -8,8 +8,8 @@
 use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
 use engine::{Oracle, Position};
 use proofdb::{
-    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, ResultRecord,
-    ResultSource, Store,
+    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, ResultRecord, ResultSource,
+    Store,
 };
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
 use solver::Leaves;

@@ -212,7 +212,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(line.position(3), ballot.position);
-        assert!(line.plies[..3].iter().all(|p| p.origin == Origin::Published));
+        assert!(line.plies[..3]
+            .iter()
+            .all(|p| p.origin == Origin::Published));
         assert!(line.plies[3..].iter().all(|p| p.origin == Origin::Engine));
         let last = line.last();
         assert!(last.piece_count() <= 16 || last.is_terminal());

@@ -285,7 +285,12 @@ impl Store {
     /// in like [`Store::put_record`]; one that contradicts the stored
     /// outcome is refused with [`StoreError::Contradiction`] and nothing
     /// is written.
-    pub fn put_proof(&self, result: &ResultRecord, trees: &[ProofTree], run_id: &str) -> Result<()> {
+    pub fn put_proof(
+        &self,
+        result: &ResultRecord,
+        trees: &[ProofTree],
+        run_id: &str,
+    ) -> Result<()> {
         self.write_tx(|tx| {
             for t in trees {
                 self.insert_tree(tx, t, run_id, result.proved_at)?;

@@ -225,11 +225,10 @@ fn migrate(conn: &Connection, path: &Path, from: u32) -> Result<()> {
         let done = conn
             .execute_batch(&format!("BEGIN IMMEDIATE; {step};"))
             .and_then(|_| {
-                let broken: i64 = conn.query_row(
-                    "SELECT count(*) FROM pragma_foreign_key_check",
-                    [],
-                    |r| r.get(0),
-                )?;
+                let broken: i64 =
+                    conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                        r.get(0)
+                    })?;
                 if broken > 0 {
                     return Err(rusqlite::Error::SqliteFailure(
                         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),

@@ -60,7 +60,11 @@ impl Store {
         let sq = |e| self.sq(e);
         tx.execute(
             "DELETE FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
-            params![&pos_key(&tree.root)[..], stm_code(&tree.root), tree.question.name()],
+            params![
+                &pos_key(&tree.root)[..],
+                stm_code(&tree.root),
+                tree.question.name()
+            ],
         )
         .map_err(sq)?;
         tx.execute(

@@ -394,7 +394,9 @@ fn version_1_store_migrates_keeping_its_trees() {
     store.integrity_check().unwrap();
     // The opponent's questions are accepted now.
     store.put_tree(&small_tree(Question::Loss), "new").unwrap();
-    store.put_tree(&small_tree(Question::AtMostDraw), "new").unwrap();
+    store
+        .put_tree(&small_tree(Question::AtMostDraw), "new")
+        .unwrap();
     assert_eq!(store.trees().unwrap().len(), 3);
 }
 
@@ -419,6 +421,9 @@ fn put_proof_stores_result_and_trees_together_or_not_at_all() {
         store.put_proof(&bad, &[loss_tree], "run").unwrap_err(),
         StoreError::Contradiction { .. }
     ));
-    assert!(store.get_tree(&tree.root, Question::Loss).unwrap().is_none());
+    assert!(store
+        .get_tree(&tree.root, Question::Loss)
+        .unwrap()
+        .is_none());
     assert_eq!(store.get(&tree.root).unwrap().unwrap().0, rec.outcome);
 }

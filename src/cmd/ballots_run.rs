@@ -227,14 +227,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let chosen = choose(&deck, &args)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
     let path = args.store.path();
     let store = Store::open(&path)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
     let command: Vec<String> = std::env::args().collect();
     let run_id = store.begin_run(&command.join(" "))?;
     let live = LiveResults::load(&store)?;
     let sources = load_sources(&args)?;
-    let threads = args.threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    let threads = args
+        .threads
+        .unwrap_or_else(rayon::current_num_threads)
+        .max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -1,8 +1,14 @@
-//! `checkers proof`: verify, show and export proof files.
+//! `checkers proof`: verify, show and export proofs, from a proof file
+//! (`checkers solve --proof-out`) or from the proof store (`--store`:
+//! every tree the ballot jobs and `solve --store` wrote).
 
+use anyhow::Context;
+use engine::notation::fen::parse_fen;
 use proofdb::outcome::NoResults;
+use proofdb::{ResultCache, ResultSource, Store};
 use solver::present;
 use solver::proofio;
+use solver::proofio::StoredProof;
 use solver::verify::verify;
 use std::path::PathBuf;
 
@@ -24,12 +30,81 @@ pub enum Format {
     Pdn,
 }
 
+/// Where the proofs come from.
+#[derive(clap::Args)]
+struct Source {
+    /// A proof file (from `checkers solve --proof-out`).
+    #[arg(required_unless_present = "store", conflicts_with = "store")]
+    file: Option<PathBuf>,
+    /// The proof store instead of a file: its proof trees, with its
+    /// results as the leaves they stand on.
+    #[arg(long, value_name = "FILE")]
+    store: Option<PathBuf>,
+    /// Only the proofs of this position (FEN).
+    #[arg(long)]
+    fen: Option<String>,
+}
+
+/// The proofs of `src`, and the results their store leaves may cite.
+fn load(src: &Source) -> anyhow::Result<(Vec<StoredProof>, Box<dyn ResultSource>, String)> {
+    let root = src
+        .fen
+        .as_deref()
+        .map(|f| parse_fen(f).with_context(|| format!("bad FEN '{f}'")))
+        .transpose()?;
+    let keep = |p: &StoredProof| root.is_none_or(|r| p.tree.root == r);
+    if let Some(path) = &src.store {
+        if !path.exists() {
+            anyhow::bail!("no proof store at {}", path.display());
+        }
+        let store = Store::open_readonly(path)?;
+        let mut out = Vec::new();
+        for info in store.trees()? {
+            if root.is_some_and(|r| r != info.root) {
+                continue;
+            }
+            let Some(tree) = store.get_tree_by_id(info.id)? else {
+                continue;
+            };
+            out.push(StoredProof {
+                tree,
+                info: format!(
+                    "tree {} run={} stored={}",
+                    info.id,
+                    info.run_id,
+                    proofdb::codec::iso8601(info.created)
+                ),
+            });
+        }
+        let results = ResultCache::load(&store)?;
+        return found(src, out, Box::new(results), path.display().to_string());
+    }
+    let file = src.file.as_ref().expect("clap requires a file or --store");
+    let proofs: Vec<StoredProof> = proofio::load(file)?.into_iter().filter(keep).collect();
+    found(src, proofs, Box::new(NoResults), file.display().to_string())
+}
+
+/// Refuses an empty answer to a question about one position.
+fn found(
+    src: &Source,
+    proofs: Vec<StoredProof>,
+    results: Box<dyn ResultSource>,
+    name: String,
+) -> anyhow::Result<(Vec<StoredProof>, Box<dyn ResultSource>, String)> {
+    if let (Some(fen), true) = (&src.fen, proofs.is_empty()) {
+        anyhow::bail!("no proof of {fen} in {name}");
+    }
+    Ok((proofs, results, name))
+}
+
 #[derive(clap::Subcommand)]
 enum Command {
-    /// Check every proof of a file from the rules and the databases alone.
+    /// Check every proof from the rules and the databases alone (and,
+    /// for proofs in the store, the store's results for their store
+    /// leaves).
     Verify {
-        /// The proof file.
-        file: PathBuf,
+        #[command(flatten)]
+        src: Source,
         /// Endgame databases up to this many pieces (0: none).
         #[arg(long, default_value_t = 0)]
         egdb_pieces: u32,
@@ -37,8 +112,8 @@ enum Command {
     /// The root of each proof, what it proves, and its moves with labels
     /// (W, D, L, "D or W", "L or D", leaf, not in tree, unresolved).
     Show {
-        /// The proof file.
-        file: PathBuf,
+        #[command(flatten)]
+        src: Source,
         /// Plies of moves to show below the root.
         #[arg(long, default_value_t = 1)]
         depth: usize,
@@ -51,8 +126,8 @@ enum Command {
     },
     /// Export each proof as DOT, JSON or PDN on standard output.
     Export {
-        /// The proof file.
-        file: PathBuf,
+        #[command(flatten)]
+        src: Source,
         /// Output format.
         #[arg(long, value_enum)]
         format: Format,
@@ -65,8 +140,8 @@ enum Command {
 /// Runs `checkers proof`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
-        Command::Verify { file, egdb_pieces } => {
-            let proofs = proofio::load(&file)?;
+        Command::Verify { src, egdb_pieces } => {
+            let (proofs, results, file) = load(&src)?;
             let oracle = crate::oracle::open_egdb(egdb_pieces)?;
             let mut failed = 0;
             for (i, p) in proofs.iter().enumerate() {
@@ -78,7 +153,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     t.question.outcome(),
                     engine::notation::fen::to_fen(&t.root)
                 );
-                match verify(t, oracle.as_ref(), &NoResults) {
+                match verify(t, oracle.as_ref(), results.as_ref()) {
                     Ok(r) => println!(
                         "{head}: verified, {} nodes, {} leaves ({} terminal, {} egdb, {} store), depth {}{}{}",
                         r.nodes,
@@ -101,26 +176,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
             if failed > 0 {
-                anyhow::bail!(
-                    "{failed} of {} proof(s) in {} rejected",
-                    proofs.len(),
-                    file.display()
-                );
+                anyhow::bail!("{failed} of {} proof(s) in {} rejected", proofs.len(), file);
             }
+            println!("{} proof(s) in {file} verified", proofs.len());
             Ok(())
         }
         Command::Show {
-            file,
+            src,
             depth,
             egdb_pieces,
             json,
         } => {
-            let proofs = proofio::load(&file)?;
+            let (proofs, results, _) = load(&src)?;
             let oracle = crate::oracle::open_egdb(egdb_pieces)?;
             for p in &proofs {
                 if json {
                     let idx = present::index(&p.tree);
-                    let moves: Vec<_> = present::move_labels(&p.tree, &idx, &p.tree.root, oracle.as_ref(), &NoResults)
+                    let moves: Vec<_> = present::move_labels(&p.tree, &idx, &p.tree.root, oracle.as_ref(), results.as_ref())
                         .into_iter()
                         .map(|(m, l)| serde_json::json!({ "move": m.to_string(), "label": l.to_string() }))
                         .collect();
@@ -136,7 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 } else {
                     print!(
                         "{}",
-                        present::show(&p.tree, &p.info, depth, oracle.as_ref(), &NoResults)
+                        present::show(&p.tree, &p.info, depth, oracle.as_ref(), results.as_ref())
                     );
                     println!();
                 }
@@ -144,11 +216,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Export {
-            file,
+            src,
             format,
             max_nodes,
         } => {
-            let proofs = proofio::load(&file)?;
+            let (proofs, _, _) = load(&src)?;
             for p in &proofs {
                 match format {
                     Format::Dot => print!("{}", present::to_dot(&p.tree, max_nodes)),

@@ -4,6 +4,7 @@
 use anyhow::Context;
 use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
+use proofdb::{LiveResults, ResultRecord, Store};
 use solver::proofio::{self, StoredProof};
 use solver::solve::{solve, Ask, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
@@ -82,16 +83,61 @@ pub struct Args {
     /// Table size per solver, in entries.
     #[arg(long, default_value_t = 4_000_000)]
     pub table_entries: usize,
+    /// Proof store: its results are leaves of the search, and every
+    /// settled result is written to it with its verified proof trees.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_proof")]
+    pub store: Option<PathBuf>,
     /// JSON output (JSON Lines with --batch).
     #[arg(long)]
     pub json: bool,
 }
 
+/// The store of `--store`, with the run's in-memory view of its results.
+struct StoreOut {
+    store: Store,
+    live: LiveResults,
+    run_id: String,
+}
+
+impl StoreOut {
+    fn open(path: &std::path::Path) -> anyhow::Result<StoreOut> {
+        let store = Store::open(path)?;
+        let command: Vec<String> = std::env::args().collect();
+        let run_id = store.begin_run(&command.join(" "))?;
+        let live = LiveResults::load(&store)?;
+        Ok(StoreOut {
+            store,
+            live,
+            run_id,
+        })
+    }
+
+    /// Writes the settled result of `rep` with its proofs (one transaction).
+    fn keep(&self, rep: &SolveReport) -> anyhow::Result<()> {
+        let Some(outcome) = rep.outcome else {
+            return Ok(());
+        };
+        let trees: Vec<_> = rep.proofs.iter().map(|p| p.tree.clone()).collect();
+        let size = trees.iter().map(|t| t.nodes.len() as u64).sum();
+        let mut prov = rep.provenance.clone();
+        prov.run_id = self.run_id.clone();
+        let rec = ResultRecord::new(rep.root, outcome, prov, size);
+        self.store.put_proof(&rec, &trees, &self.run_id)?;
+        // The store accepted it, so it agrees with what the run holds.
+        let _ = self.live.insert(rep.root, outcome);
+        Ok(())
+    }
+}
+
 /// Runs `checkers solve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
+    let out = args.store.as_deref().map(StoreOut::open).transpose()?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
-    let store = NoResults;
-    let leaves = Leaves::new(oracle.as_ref(), &store);
+    let results: &dyn proofdb::ResultSource = match &out {
+        Some(o) => &o.live,
+        None => &NoResults,
+    };
+    let leaves = Leaves::new(oracle.as_ref(), results);
     let opts = SolveOptions {
         solver: args.solver.kind(),
         ask: match args.question {
@@ -137,6 +183,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Ok(rep) => {
                     print_batch_line(&rep, args.json);
                     collect(&rep, &mut proofs);
+                    if let Some(o) = &out {
+                        o.keep(&rep)?;
+                    }
                 }
                 Err(e) => {
                     bad += 1;
@@ -151,6 +200,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
         write_proofs(&args, &proofs)?;
+        if let Some(o) = &out {
+            o.store.finish_run(&o.run_id)?;
+        }
         if bad > 0 {
             anyhow::bail!("{bad} bad line(s) in {}", batch.display());
         }
@@ -165,6 +217,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print_report(&rep);
     }
     collect(&rep, &mut proofs);
+    if let Some(o) = &out {
+        o.keep(&rep)?;
+        o.store.finish_run(&o.run_id)?;
+        if rep.outcome.is_some() {
+            eprintln!("stored in {}", o.store.path().display());
+        }
+    }
     write_proofs(&args, &proofs)
 }
 

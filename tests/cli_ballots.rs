@@ -1,0 +1,207 @@
+//! `checkers ballots run` end to end: a real run on a small database
+//! (built by the run itself), resuming, and surviving SIGKILL.
+
+use proofdb::{JobStatus, Outcome, Store};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("checkers-run-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn command(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_checkers"));
+    c.args([
+        "ballots",
+        "run",
+        "--store",
+        "s.sqlite",
+        "--egdb-pieces",
+        "4",
+    ])
+    .args(["--line-depth", "6", "--threads", "1"])
+    .args(args)
+    .current_dir(dir)
+    .env("CHECKERS_EGDB", dir.join("egdb"))
+    .env_remove("CHECKERS_STORE")
+    .env_remove("CHECKERS_DATA");
+    c
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    command(dir, args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Every stored result, by position.
+fn results(path: &Path) -> HashMap<engine::Position, Outcome> {
+    let store = Store::open_readonly(path).unwrap();
+    let mut out = HashMap::new();
+    store
+        .for_each_result(|r| -> Result<(), proofdb::StoreError> {
+            out.insert(r.position, r.outcome);
+            Ok(())
+        })
+        .unwrap();
+    out
+}
+
+/// `after` keeps every result of `before`, the same or narrower.
+fn keeps_all(
+    before: &HashMap<engine::Position, Outcome>,
+    after: &HashMap<engine::Position, Outcome>,
+) {
+    for (p, o) in before {
+        let now = after
+            .get(p)
+            .unwrap_or_else(|| panic!("lost a result: {p:?}"));
+        assert_eq!(
+            o.intersect(*now).ok(),
+            Some(*now),
+            "{p:?}: {o} became {now}"
+        );
+    }
+}
+
+#[test]
+fn ballot_run_proves_resumes_and_survives_sigkill() {
+    let dir = temp_dir("walk");
+    let store_path = dir.join("s.sqlite");
+
+    // A first run: the database is built, the main line made and stored,
+    // and the walk proves the end of the line.
+    let out = run(
+        &dir,
+        &["--ballot", "2", "--budget", "6", "--position-budget", "3"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let so = text(&out.stdout);
+    assert!(so.contains("frontier"), "{so}");
+    let (line, jobs, first_run) = {
+        let store = Store::open_readonly(&store_path).unwrap();
+        let line = store.main_line(2).unwrap();
+        let jobs = store.job_records(2).unwrap();
+        (line, jobs, store.runs().unwrap()[0].id.clone())
+    };
+    assert!(line.len() > 3, "main line of {} plies", line.len());
+    assert_eq!(line[2].move_text, "6-9");
+    let last = line.last().unwrap();
+    assert!(last.position.piece_count() <= 4 || last.position.is_terminal());
+    let proved: Vec<u32> = jobs
+        .iter()
+        .filter(|j| j.status == JobStatus::Proved)
+        .map(|j| j.ply)
+        .collect();
+    assert!(proved.contains(&last.ply), "{jobs:?}");
+    let before = results(&store_path);
+    assert!(!before.is_empty());
+    for j in jobs.iter().filter(|j| j.status == JobStatus::Proved) {
+        let pos = line[j.ply as usize - 1].position;
+        assert!(
+            matches!(before.get(&pos), Some(Outcome::Exact(_))),
+            "ply {} proved but not stored",
+            j.ply
+        );
+    }
+
+    // Again with the same budgets: the same line, proved plies untouched.
+    let out = run(
+        &dir,
+        &["--ballot", "2", "--budget", "6", "--position-budget", "3"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    {
+        let store = Store::open_readonly(&store_path).unwrap();
+        assert_eq!(store.main_line(2).unwrap(), line);
+        for j in store.job_records(2).unwrap() {
+            if proved.contains(&j.ply) {
+                assert_eq!(j.run_id, first_run, "ply {} was searched again", j.ply);
+            }
+        }
+    }
+    keeps_all(&before, &results(&store_path));
+
+    // Killed at a moment chosen by the clock, then run again: nothing
+    // committed is lost and the file passes SQLite's integrity check.
+    let before = results(&store_path);
+    let mut child = command(
+        &dir,
+        &[
+            "--ballot",
+            "1",
+            "2",
+            "--budget",
+            "30",
+            "--position-budget",
+            "10",
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    std::thread::sleep(Duration::from_millis(500 + u64::from(nanos % 2500)));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    {
+        let store = Store::open(&store_path).unwrap();
+        store.integrity_check().unwrap();
+    }
+    let killed = results(&store_path);
+    keeps_all(&before, &killed);
+    let out = run(
+        &dir,
+        &[
+            "--ballot",
+            "1",
+            "2",
+            "--budget",
+            "3",
+            "--position-budget",
+            "2",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    keeps_all(&killed, &results(&store_path));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_are_refused_with_a_reason() {
+    let dir = temp_dir("bad");
+    let out = run(&dir, &["--ballot", "999"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no ballot 999"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = run(&dir, &["--budget", "-1"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("--budget"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::write(dir.join("s.sqlite"), b"not a store at all, just text").unwrap();
+    let out = run(&dir, &["--ballot", "1"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("s.sqlite"),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
