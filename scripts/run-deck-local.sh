@@ -20,4 +20,4 @@ bin=./target/release/checkers
 "$bin" ballots run --deck "$deck" --budget "$budget" --position-budget "$budget" \
   --egdb-pieces "$egdb_pieces" --store "$store" --threads "$threads"
 "$bin" ballots report --store "$store" --out "$out"
-echo "report: $out/report.md"
+echo "report: $out/ballots.md"

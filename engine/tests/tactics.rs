@@ -82,21 +82,25 @@ fn regenerate_tactics_suite() {
             ));
         }
     }
-    // Positions from the endings of archive games (every 3rd ply of the
-    // last 40, up to 12 pieces).
+    // Positions from the endings of decisive archive games: every
+    // position of the last 10 plies with at most 14 pieces.
     let archive = engine::notation::pdn::read_file(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/data/games/acf-archive.pdn"
     )))
     .unwrap();
-    for (gi, g) in archive.iter().enumerate() {
-        if !g.is_legal() || gi % 7 != 0 {
+    for g in &archive {
+        let decisive = matches!(
+            g.result.as_deref().or(g.tag("Result")),
+            Some("1-0") | Some("0-1")
+        );
+        if !decisive || !g.is_legal() {
             continue;
         }
         let ps = g.positions();
-        let from = ps.len().saturating_sub(40);
-        for (k, p) in ps.iter().enumerate().skip(from).step_by(3) {
-            if p.piece_count() <= 12 {
+        let from = ps.len().saturating_sub(10);
+        for (k, p) in ps.iter().enumerate().skip(from) {
+            if p.piece_count() <= 14 {
                 cands.push((*p, format!("acf-archive.pdn game {} ply {k}", g.number)));
             }
         }
@@ -141,7 +145,7 @@ fn regenerate_tactics_suite() {
             &p,
             &Limits {
                 depth: Some(17),
-                nodes: Some(1_000_000),
+                nodes: Some(400_000),
                 ..Limits::default()
             },
             &NoOracle,
