@@ -82,14 +82,15 @@ fn regenerate_tactics_suite() {
             ));
         }
     }
-    // Positions from the endings of decisive archive games: every
-    // position of the last 10 plies with at most 14 pieces.
+    // The last four positions of decisive archive games (every 2nd game)
+    // with at most 14 pieces: where the loser resigned, a shot is often
+    // on the board.
     let archive = engine::notation::pdn::read_file(std::path::Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../shared/data/games/acf-archive.pdn"
     )))
     .unwrap();
-    for g in &archive {
+    for g in archive.iter().step_by(2) {
         let decisive = matches!(
             g.result.as_deref().or(g.tag("Result")),
             Some("1-0") | Some("0-1")
@@ -98,7 +99,7 @@ fn regenerate_tactics_suite() {
             continue;
         }
         let ps = g.positions();
-        let from = ps.len().saturating_sub(10);
+        let from = ps.len().saturating_sub(4);
         for (k, p) in ps.iter().enumerate().skip(from) {
             if p.piece_count() <= 14 {
                 cands.push((*p, format!("acf-archive.pdn game {} ply {k}", g.number)));
@@ -125,7 +126,7 @@ fn regenerate_tactics_suite() {
     );
     let mut kept = 0;
     for (p, src) in cands {
-        if kept >= 60 {
+        if kept >= 40 {
             break;
         }
         let mut s = Searcher::new(16);
