@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Solver benchmark: every position of solver/tests/data/bench.tsv (8-14
+# pieces from master-game endings) with each solver, a fixed time per
+# position, and the endgame databases up to EGDB_PIECES (default 5; built
+# on first use). Prints one table row per position and solver: result,
+# nodes, milliseconds, proof size; then totals per solver.
+#
+#   scripts/solver-bench.sh [SECS-PER-POSITION]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-10}
+pieces=${EGDB_PIECES:-5}
+cargo build --release --quiet
+bin=./target/release/checkers
+out=$(mktemp -d)
+for solver in ab dfpn; do
+  "$bin" solve --batch solver/tests/data/bench.tsv --solver "$solver" --time "$secs" \
+    --egdb-pieces "$pieces" --json > "$out/$solver.jsonl"
+done
+python3 - "$out" "$secs" "$pieces" <<'PY'
+import json, sys, os
+out, secs, pieces = sys.argv[1], sys.argv[2], sys.argv[3]
+print(f"# solver benchmark: {secs} s per position, databases to {pieces} pieces")
+print(f"{'pieces':>6}  {'fen':<58} {'solver':<5} {'result':<7} {'nodes':>11} {'ms':>7} {'proof':>7}")
+totals = {}
+for solver in ("ab", "dfpn"):
+    for line in open(os.path.join(out, f"{solver}.jsonl")):
+        r = json.loads(line)
+        size = sum(p["nodes"] for p in r["proofs"])
+        pcs = sum(1 for c in r["fen"].split(":")[1:] for s in c[1:].split(",") if s)
+        print(f"{pcs:>6}  {r['fen']:<58} {solver:<5} {r['result'] or '-':<7} {r['nodes']:>11} {r['millis']:>7} {size:>7}")
+        t = totals.setdefault(solver, [0, 0, 0, 0])
+        t[0] += 1; t[1] += r["result"] is not None and r["result"] in ("win", "draw", "loss")
+        t[2] += r["nodes"]; t[3] += r["millis"]
+for s, (n, exact, nodes, ms) in totals.items():
+    nps = nodes / (ms / 1000) if ms else 0
+    print(f"# {s}: {exact}/{n} exact, {nodes} nodes, {ms / 1000:.1f} s, {nps / 1e6:.2f} M nodes/s")
+PY
+rm -rf "$out"
