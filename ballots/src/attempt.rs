@@ -6,13 +6,14 @@
 //! the store so a walk resumes where it stopped.
 
 use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
+use crate::manager::{Answer, Goal, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
-    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, ResultRecord, ResultSource,
-    Store,
+    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultRecord,
+    ResultSource, Store,
 };
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
-use solver::Leaves;
+use solver::{Leaves, Status};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -129,9 +130,30 @@ impl PositionProver for StoreProver<'_> {
                 proof_size: 0,
             });
         }
+        let (outcome, nodes, proof_size) = self.solve_and_keep(pos, Ask::Value, budget)?;
+        Ok(Attempt {
+            outcome,
+            nodes,
+            millis: start.elapsed().as_millis() as u64,
+            proof_size,
+        })
+    }
+}
+
+impl StoreProver<'_> {
+    /// Runs the solvers on `pos` for `ask` within `budget` and stores what
+    /// they settle (verified proofs included). Returns the outcome, nodes
+    /// searched and proof size.
+    fn solve_and_keep(
+        &self,
+        pos: &Position,
+        ask: Ask,
+        budget: Duration,
+    ) -> Result<(Option<Outcome>, u64, u64), String> {
+        let start = Instant::now();
         let opts = SolveOptions {
             solver: self.settings.solver,
-            ask: Ask::Value,
+            ask,
             max_nodes: u64::MAX,
             time: Some(budget),
             proofs: true,
@@ -142,18 +164,153 @@ impl PositionProver for StoreProver<'_> {
         };
         let report =
             solve(*pos, Leaves::new(self.oracle, self.live), &opts).map_err(|e| e.to_string())?;
-        let millis = start.elapsed().as_millis() as u64;
         let nodes = report.provenance.nodes;
         let mut proof_size = 0;
         if let Some(outcome) = report.outcome {
             let trees: Vec<ProofTree> = report.proofs.iter().map(|p| p.tree.clone()).collect();
+            let millis = start.elapsed().as_millis() as u64;
             let prov = self.provenance(&report.provenance.solver, nodes, millis);
             proof_size = self.keep(pos, outcome, prov, &trees)?;
         }
+        Ok((report.outcome, nodes, proof_size))
+    }
+
+    /// What the databases and the run's results say of `pos` for the
+    /// side to move's `question`.
+    fn known(&self, pos: &Position, question: Question) -> Option<Status> {
+        let t = question.outcome().range().0;
+        Leaves::new(self.oracle, self.live)
+            .classify(pos, t)
+            .map(|(s, _)| s)
+    }
+}
+
+impl QuestionSolver for StoreProver<'_> {
+    /// Answers with the solvers (storing what they prove). A store or
+    /// solver error counts as "unknown": the manager then expands the
+    /// node instead, which is always safe.
+    fn answer(
+        &self,
+        pos: &Position,
+        question: Question,
+        budget: Duration,
+        _stop: &AtomicBool,
+    ) -> (Answer, u64) {
+        let ask = match question {
+            Question::Win => Ask::Win,
+            Question::AtLeastDraw => Ask::Draw,
+            // The manager only asks about the side to move's own goals.
+            Question::AtMostDraw | Question::Loss => return (Answer::Unknown, 0),
+        };
+        if let Some(s) = self.known(pos, question) {
+            return (status_answer(s), 0);
+        }
+        match self.solve_and_keep(pos, ask, budget) {
+            Ok((_, nodes, _)) => {
+                let answer = self
+                    .known(pos, question)
+                    .map_or(Answer::Unknown, status_answer);
+                (answer, nodes)
+            }
+            Err(_) => (Answer::Unknown, 0),
+        }
+    }
+}
+
+fn status_answer(s: Status) -> Answer {
+    match s {
+        Status::Success => Answer::Yes,
+        Status::Failure => Answer::No,
+        Status::Unknown => Answer::Unknown,
+    }
+}
+
+/// A [`PositionProver`] that gives a position the solvers alone cannot
+/// settle to the proof-tree manager (after Chinook's 2007 manager): half
+/// the budget goes to a direct solve; if that leaves the value open, the
+/// manager spends most of the rest on the open question(s), handing its
+/// most-proving nodes to the solvers in small slices (each settled node is
+/// stored); when it answers them, a last direct solve finds the proved
+/// children in the store and produces the verified proof of the position.
+pub struct ManagedProver<'a> {
+    /// The solvers, the databases and the store.
+    pub inner: StoreProver<'a>,
+    /// Share of the position budget for one solver call of the manager
+    /// (for example 0.05).
+    pub call_share: f64,
+    /// Most nodes in a manager tree.
+    pub max_tree: usize,
+}
+
+impl ManagedProver<'_> {
+    /// Runs the manager on `goal` of `pos` for `total`; true when it is
+    /// answered (`answer` says how).
+    fn manage(
+        &self,
+        pos: &Position,
+        goal: Goal,
+        total: Duration,
+        stop: &AtomicBool,
+    ) -> (Answer, u64) {
+        let budget = ManagerBudget {
+            per_call: total
+                .mul_f64(self.call_share)
+                .max(Duration::from_millis(100)),
+            total,
+            max_nodes: self.max_tree,
+        };
+        let r = Manager::new(*pos, goal, &self.inner).run(budget, stop);
+        (r.answer, r.solver_nodes)
+    }
+}
+
+impl PositionProver for ManagedProver<'_> {
+    fn prove(
+        &self,
+        pos: &Position,
+        budget: Duration,
+        stop: &AtomicBool,
+    ) -> Result<Attempt, String> {
+        let start = Instant::now();
+        let first = self.inner.prove(pos, budget / 2, stop)?;
+        if matches!(first.outcome, Some(Outcome::Exact(_))) {
+            return Ok(first);
+        }
+        let mut nodes = first.nodes;
+        // Keep a fifth of what is left for the final, proof-producing solve.
+        let left = budget.saturating_sub(start.elapsed());
+        let deadline = start + budget.saturating_sub(left / 5);
+        let open = |q: Question| self.inner.known(pos, q).is_none();
+        for goal in [Goal::Win, Goal::AtLeastDraw] {
+            let q = goal.question();
+            if !open(q) {
+                if self.inner.known(pos, q) == Some(Status::Success) {
+                    break; // a win settles the value
+                }
+                continue;
+            }
+            let total = deadline.saturating_duration_since(Instant::now());
+            if total.is_zero() || stop.load(std::sync::atomic::Ordering::Relaxed) {
+                break;
+            }
+            let (answer, spent) = self.manage(pos, goal, total, stop);
+            nodes += spent;
+            if answer != Answer::No {
+                break; // a win, or still open: nothing more to ask
+            }
+        }
+        let left = budget.saturating_sub(start.elapsed());
+        let (last_nodes, proof_size) = if left.is_zero() {
+            (0, first.proof_size)
+        } else {
+            let last = self.inner.prove(pos, left, stop)?;
+            (last.nodes, last.proof_size)
+        };
         Ok(Attempt {
-            outcome: report.outcome,
-            nodes,
-            millis,
+            // Everything the run proved of the position, intersected.
+            outcome: self.inner.live.lookup(pos).or(first.outcome),
+            nodes: nodes + last_nodes,
+            millis: start.elapsed().as_millis() as u64,
             proof_size,
         })
     }

@@ -9,10 +9,10 @@
 use crate::cmd::db::StoreArg;
 use crate::cmd::solve::SolverArg;
 use anyhow::Context;
-use ballots::attempt::{ProverSettings, StoreProver, StoreRecords};
+use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
-use ballots::job::{walk, Budget, PlyStatus, WalkEnd, WalkSummary};
+use ballots::job::{walk, Budget, PlyStatus, PositionProver, WalkEnd, WalkSummary};
 use ballots::plan::{main_line, LineSources};
 use ballots::report;
 use ballots::sources::{find_data_file, read_archive, read_trunks};
@@ -61,6 +61,11 @@ pub struct RunArgs {
     /// Depth of the engine's search for each move it adds to a main line.
     #[arg(long, default_value_t = 10)]
     pub line_depth: u32,
+    /// Give a position that half the position budget of direct solving
+    /// leaves open to the proof-tree manager for the rest (off by default:
+    /// on 12 stuck ballots at 12 s a position it moved no frontier).
+    #[arg(long)]
+    pub manager: bool,
     /// Transposition-table entries per solver and thread.
     #[arg(long, default_value_t = 2_000_000)]
     pub table_entries: usize,
@@ -136,6 +141,7 @@ struct Shared<'a> {
     sources: &'a LineSources,
     run_id: &'a str,
     settings: ProverSettings,
+    manager: bool,
     budget: Budget,
     limits: ExtendLimits,
     stop: &'static AtomicBool,
@@ -173,13 +179,22 @@ fn run_ballot(
     drop(searcher);
     let plies = (line.len() + 1).saturating_sub(3) as u64;
     let bar = bars.bar(&name, plies);
-    let prover = StoreProver {
+    let direct = StoreProver {
         oracle: sh.oracle,
         live: sh.live,
         store: sh.store,
         run_id: sh.run_id.to_string(),
         settings: sh.settings,
         stop: Some(sh.stop),
+    };
+    let prover: Box<dyn PositionProver + '_> = if sh.manager {
+        Box::new(ManagedProver {
+            inner: direct,
+            call_share: 0.05,
+            max_tree: 100_000,
+        })
+    } else {
+        Box::new(direct)
     };
     let mut records = StoreRecords {
         store: sh.store,
@@ -190,7 +205,7 @@ fn run_ballot(
     let summary = walk(
         &line,
         3,
-        &prover,
+        prover.as_ref(),
         &mut records,
         sh.budget,
         sh.stop,
@@ -264,6 +279,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             egdb_pieces: args.egdb_pieces,
             ..ProverSettings::default()
         },
+        manager: args.manager,
         budget,
         limits: ExtendLimits {
             per_move: Limits {
