@@ -219,12 +219,16 @@ mod tests {
 
     #[test]
     fn runaway_and_trapped_kings_are_seen() {
-        // Black man on 22, nothing of White's ahead: a runaway.
-        let p = parse_fen("B:W5:B22").unwrap();
+        // Black man on 22, nothing of White's ahead (the white man on 32
+        // is off its cone and far from crowning): a runaway for Black only.
+        let p = parse_fen("B:W32:B22").unwrap();
         assert_eq!(features(&p)[7], 1);
-        // White king on 32 hemmed in by black men 27, 28 with 23/24 behind
-        // them cannot move.
+        // With a white man on 5 White has a runaway too: they cancel.
+        let p = parse_fen("B:W5:B22").unwrap();
+        assert_eq!(features(&p)[7], 0);
+        // White king on 32 hemmed in by black men 27, 28 cannot move:
+        // a trapped king of the opponent's, so -1 for Black to move.
         let p = parse_fen("B:WK32:B27,28,3").unwrap();
-        assert_eq!(features(&p)[9], 1);
+        assert_eq!(features(&p)[9], -1);
     }
 }
