@@ -8,45 +8,10 @@
 
 use engine::{Move, Position};
 use std::collections::HashMap;
-use std::fmt;
 
-/// Where a ply of a main line came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Origin {
-    /// The ballot's own three moves or a published trunk line.
-    Published,
-    /// The master-game archive.
-    Archive,
-    /// The engine's principal variation.
-    Engine,
-}
-
-impl Origin {
-    /// `published`, `archive` or `engine`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Origin::Published => "published",
-            Origin::Archive => "archive",
-            Origin::Engine => "engine",
-        }
-    }
-
-    /// Parses [`Origin::name`]'s output.
-    pub fn from_name(s: &str) -> Option<Origin> {
-        match s {
-            "published" => Some(Origin::Published),
-            "archive" => Some(Origin::Archive),
-            "engine" => Some(Origin::Engine),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// Where a ply of a main line came from (the store's own type, so a
+/// line is stored and read back without conversion).
+pub use proofdb::Origin;
 
 /// How an archive game ended. Only draws are told apart: archives differ
 /// on which side `1-0` names, and the main line only prefers drawn games.

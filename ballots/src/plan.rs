@@ -108,11 +108,7 @@ pub fn to_rows(line: &MainLine) -> Vec<LinePly> {
             ply: i as u32 + 1,
             position: p.after,
             move_text: move_to_text(&line.position(i), &p.mv),
-            origin: match p.origin {
-                Origin::Published => proofdb::Origin::Published,
-                Origin::Archive => proofdb::Origin::Archive,
-                Origin::Engine => proofdb::Origin::Engine,
-            },
+            origin: p.origin,
         })
         .collect()
 }
@@ -143,12 +139,7 @@ pub fn stored_line(store: &Store, ballot: u32) -> Result<Option<MainLine>, PlanE
         else {
             return Err(broken);
         };
-        let origin = match row.origin {
-            proofdb::Origin::Published => Origin::Published,
-            proofdb::Origin::Archive => Origin::Archive,
-            proofdb::Origin::Engine => Origin::Engine,
-        };
-        line.push(mv, origin);
+        line.push(mv, row.origin);
     }
     Ok(Some(line))
 }

@@ -64,6 +64,12 @@ impl Origin {
     }
 }
 
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// One ply of a ballot's main line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinePly {
