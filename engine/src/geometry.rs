@@ -102,6 +102,40 @@ pub const NEIGHBOUR: [[u8; 32]; 4] = build_neighbours();
 /// `JUMP_LANDING[dir][sq]`: the square two steps away in `dir`, or [`NONE`].
 pub const JUMP_LANDING: [[u8; 32]; 4] = build_jumps();
 
+const fn build_can_jump(dir: usize) -> u32 {
+    let mut mask = 0;
+    let mut s = 0;
+    while s < 32 {
+        if JUMP_LANDING[dir][s] != NONE {
+            mask |= 1u32 << s;
+        }
+        s += 1;
+    }
+    mask
+}
+
+/// `CAN_JUMP[dir]`: the squares from which a jump in `dir` stays on the
+/// board. A jump always moves the bit index by a fixed amount (two steps
+/// add 4 and 5 in some order, or 4 and 3): see [`jump`].
+pub const CAN_JUMP: [u32; 4] = [
+    build_can_jump(0),
+    build_can_jump(1),
+    build_can_jump(2),
+    build_can_jump(3),
+];
+
+/// Moves every square of `bb` two steps in `dir` (a jump's landing
+/// square); squares whose landing would leave the board vanish.
+#[inline(always)]
+pub const fn jump(bb: u32, dir: Dir) -> u32 {
+    match dir {
+        Dir::DownRight => (bb & CAN_JUMP[0]) << 9,
+        Dir::DownLeft => (bb & CAN_JUMP[1]) << 7,
+        Dir::UpRight => (bb & CAN_JUMP[2]) >> 7,
+        Dir::UpLeft => (bb & CAN_JUMP[3]) >> 9,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,6 +149,19 @@ mod tests {
         assert_eq!(NEIGHBOUR[Dir::DownLeft as usize][11], 15);
         assert_eq!(NEIGHBOUR[Dir::UpLeft as usize][20], NONE);
         assert_eq!(NEIGHBOUR[Dir::UpRight as usize][20], 16);
+    }
+
+    #[test]
+    fn a_jump_is_two_steps_on_every_square() {
+        for s in 0..32 {
+            for d in DIRS {
+                assert_eq!(
+                    jump(1 << s, d),
+                    step(step(1 << s, d), d),
+                    "square {s} {d:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use crate::board::{Color, Position};
 use crate::geometry::{
-    step, Dir, EVEN_NOT_RIGHT_EDGE, JUMP_LANDING, NEIGHBOUR, NONE, ODD_NOT_LEFT_EDGE,
+    jump, step, Dir, EVEN_NOT_RIGHT_EDGE, JUMP_LANDING, NEIGHBOUR, NONE, ODD_NOT_LEFT_EDGE,
 };
 use crate::square::Square;
 use std::fmt;
@@ -294,36 +294,75 @@ impl Position {
     /// Faster than generating when there is no capture.
     #[inline]
     pub fn count_moves(&self, distinct: bool) -> u64 {
-        if self.has_capture() {
-            let mut l = MoveList::new();
-            self.push_captures(&mut l);
-            if distinct {
-                l.len() as u64
-            } else {
-                l.path_count()
-            }
-        } else {
-            let side = self.side_to_move();
-            let us = self.pieces(side);
-            let kings = us & self.kings();
-            let empty = self.empty();
-            let (down, up) = match side {
-                Color::Black => (us, kings),
-                Color::White => (kings, us),
-            };
-            let mut n = 0;
-            if down != 0 {
-                n += (down << 4 & empty).count_ones()
-                    + (((down & ODD_NOT_LEFT_EDGE) << 3) & empty).count_ones()
-                    + (((down & EVEN_NOT_RIGHT_EDGE) << 5) & empty).count_ones();
-            }
-            if up != 0 {
-                n += (up >> 4 & empty).count_ones()
-                    + (((up & EVEN_NOT_RIGHT_EDGE) >> 3) & empty).count_ones()
-                    + (((up & ODD_NOT_LEFT_EDGE) >> 5) & empty).count_ones();
-            }
-            n as u64
+        match self.side_to_move() {
+            Color::Black => self.count_moves_for::<true>(distinct),
+            Color::White => self.count_moves_for::<false>(distinct),
         }
+    }
+
+    /// [`Position::count_moves`] with the side to move fixed at compile
+    /// time (`BLACK`), so every direction and mask is a constant.
+    #[inline(always)]
+    fn count_moves_for<const BLACK: bool>(&self, distinct: bool) -> u64 {
+        let side = if BLACK { Color::Black } else { Color::White };
+        let us = self.pieces(side);
+        let them = self.pieces(side.opposite());
+        let kings = us & self.kings();
+        let men = us & !kings;
+        let empty = self.empty();
+        let fwd = forward_dirs(side);
+        let [b1, b2] = backward_dirs(side);
+        let men_jumping = jumpers(men, them, empty, fwd[0]) | jumpers(men, them, empty, fwd[1]);
+        let kings_jumping = if kings == 0 {
+            0
+        } else {
+            jumpers(kings, them, empty, fwd[0])
+                | jumpers(kings, them, empty, fwd[1])
+                | jumpers(kings, them, empty, b1)
+                | jumpers(kings, them, empty, b2)
+        };
+        if men_jumping | kings_jumping != 0 {
+            if distinct && kings_jumping != 0 {
+                // Kings' paths may coincide as moves: only a list merges them.
+                let mut l = MoveList::new();
+                self.push_captures(&mut l);
+                return l.len() as u64;
+            }
+            // Men's capture paths are always distinct moves (each jump
+            // goes one row pair forward, so the captured set fixes the
+            // path), and every king path counts under every-path counting.
+            let crown = side.crowning_row();
+            let mut n = 0;
+            let mut m = men_jumping;
+            while m != 0 {
+                let at = m & m.wrapping_neg();
+                m ^= at;
+                n += man_jump_paths::<BLACK>(at, them, empty, crown);
+            }
+            let mut k = kings_jumping;
+            while k != 0 {
+                let at = k & k.wrapping_neg();
+                k ^= at;
+                n += king_jump_paths(at, them, empty | at);
+            }
+            return n;
+        }
+        let (down, up) = match side {
+            Color::Black => (us, kings),
+            Color::White => (kings, us),
+        };
+        let mut n = 0;
+        if down != 0 {
+            n += (down << 4 & empty).count_ones()
+                + (((down & ODD_NOT_LEFT_EDGE) << 3) & empty).count_ones()
+                + (((down & EVEN_NOT_RIGHT_EDGE) << 5) & empty).count_ones();
+        }
+        if up != 0 {
+            n += (up >> 4 & empty).count_ones()
+                + (((up & EVEN_NOT_RIGHT_EDGE) >> 3) & empty).count_ones()
+                + (((up & ODD_NOT_LEFT_EDGE) >> 5) & empty).count_ones();
+        }
+        n as u64
     }
 
     /// Plays `mv` without checking that it is legal here. `mv` must come
@@ -404,6 +443,51 @@ fn push_shifted_up(movers: u32, empty: u32, list: &mut MoveList) {
     push_targets((movers >> 4) & empty, -4, list);
     push_targets(((movers & EVEN_NOT_RIGHT_EDGE) >> 3) & empty, -3, list);
     push_targets(((movers & ODD_NOT_LEFT_EDGE) >> 5) & empty, -5, list);
+}
+
+/// Number of maximal jump paths of a man on the single bit `at` (which
+/// must have at least one jump); `them` loses each piece as it is taken.
+#[inline]
+fn man_jump_paths<const BLACK: bool>(at: u32, them: u32, empty: u32, crown: u32) -> u64 {
+    let [d1, d2] = forward_dirs(if BLACK { Color::Black } else { Color::White });
+    let over1 = step(at, d1) & them;
+    let land1 = jump(at, d1) & empty;
+    let over2 = step(at, d2) & them;
+    let land2 = jump(at, d2) & empty;
+    let mut n = 0;
+    if over1 != 0 && land1 != 0 {
+        n += if land1 & crown != 0 {
+            1
+        } else {
+            man_jump_paths::<BLACK>(land1, them ^ over1, empty, crown)
+        };
+    }
+    if over2 != 0 && land2 != 0 {
+        n += if land2 & crown != 0 {
+            1
+        } else {
+            man_jump_paths::<BLACK>(land2, them ^ over2, empty, crown)
+        };
+    }
+    n.max(1)
+}
+
+/// Number of maximal jump paths of a king on the single bit `at`;
+/// `empty` must include the king's starting square.
+fn king_jump_paths(at: u32, them: u32, empty: u32) -> u64 {
+    let mut n = 0;
+    for d in crate::geometry::DIRS {
+        let over = step(at, d) & them;
+        if over == 0 {
+            continue;
+        }
+        let land = jump(at, d) & empty;
+        if land == 0 {
+            continue;
+        }
+        n += king_jump_paths(land, them ^ over, empty);
+    }
+    n.max(1)
 }
 
 /// Continues a man's jump from `at`; `captured` holds the pieces taken so

@@ -144,6 +144,17 @@ proptest! {
     }
 
     #[test]
+    fn move_counting_agrees_with_the_generator(pos in sparse_position(), dense in any_position()) {
+        // The bulk counter at perft's last ply never builds a list for men's
+        // captures; it must agree with the generator in both conventions.
+        for p in [pos, dense] {
+            let moves = p.moves();
+            prop_assert_eq!(p.count_moves(true), moves.len() as u64, "distinct, {:?}", p);
+            prop_assert_eq!(p.count_moves(false), moves.path_count(), "every path, {:?}", p);
+        }
+    }
+
+    #[test]
     fn colour_symmetry(pos in sparse_position()) {
         let f = pos.flipped();
         prop_assert!(f.validity_check().is_ok());
