@@ -304,3 +304,57 @@ fn positions_beyond_the_built_pieces_are_not_answered() {
     assert_eq!(db.probe(&p), None);
     assert!(all_slices(PIECES).iter().all(|s| db.has(s)));
 }
+
+#[test]
+fn a_build_sets_older_format_files_aside_and_rebuilds_them() {
+    let src = db();
+    let dir = temp_dir("old-version");
+    for s in all_slices(3) {
+        std::fs::copy(src.dir().join(s.file_name()), dir.join(s.file_name())).unwrap();
+    }
+    let old = SliceKey::parse("0m2k-0m1k").unwrap();
+    let path = dir.join(old.file_name());
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    // Opened as it is, the file is refused with its version...
+    let e = Egdb::open(&dir).err().expect("old version refused");
+    assert!(matches!(e, EgdbError::WrongVersion { found: 1, .. }), "{e}");
+    // ... and a build keeps it under another name and replaces it.
+    let db = ensure(&dir, 3, &NoProgress).expect("rebuild");
+    assert_eq!(db.max_pieces(), 3);
+    assert!(dir.join(format!("{}.v1", old.file_name())).exists());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(src.dir().join(old.file_name())).unwrap()
+    );
+}
+
+#[test]
+fn a_slice_builds_from_exactly_the_slices_it_reads() {
+    // Each 4-piece slice is built alone in a folder holding only the
+    // fewer-piece slices and the 4-piece slices `reads` names: the build
+    // must not miss any (it would stop with MissingSlice) and must give
+    // the same file as the full build.
+    let src = db();
+    let fewer: Vec<SliceKey> = all_slices(PIECES - 1);
+    let four: Vec<SliceKey> = engine::egdb::slice::slices_with(PIECES);
+    let mut with_reads = 0;
+    for s in &four {
+        let dir = temp_dir("reads");
+        for d in fewer.iter().chain(four.iter().filter(|d| s.reads(d))) {
+            assert!(s.depends_on(d), "{s} reads {d} but is not after it");
+            std::fs::hard_link(src.dir().join(d.file_name()), dir.join(d.file_name())).unwrap();
+        }
+        with_reads += four.iter().any(|d| s.reads(d)) as usize;
+        engine::egdb::build::build_one(&dir, *s, &NoProgress)
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        assert_eq!(
+            std::fs::read(dir.join(s.file_name())).unwrap(),
+            std::fs::read(src.dir().join(s.file_name())).unwrap(),
+            "{s}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert!(with_reads > 100, "{with_reads} slices read same-size slices");
+}

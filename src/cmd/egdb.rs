@@ -191,6 +191,15 @@ impl BuildProgress for BarProgress {
         }
     }
 
+    fn note(&self, text: &str) {
+        match &self.bars {
+            Some((multi, _, _)) => {
+                let _ = multi.println(text);
+            }
+            None => eprintln!("{text}"),
+        }
+    }
+
     fn advance(&self, n: u64) {
         if let Some((_, _, cur)) = &self.bars {
             if let Some(b) = cur.lock().expect("no poisoning").as_ref() {

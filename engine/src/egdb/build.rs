@@ -65,6 +65,8 @@ pub trait BuildProgress: Sync {
     fn propagating(&self, _level: u32, _decided: u64) {}
     /// The slice is published.
     fn slice_finished(&self, slice: &str, stats: &SliceStats);
+    /// Something the user should know (a file set aside, ...).
+    fn note(&self, _text: &str) {}
 }
 
 /// Ignores progress.
@@ -450,6 +452,9 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
         path: dir.to_path_buf(),
         error,
     })?;
+    for note in set_aside_old_versions(dir, pieces)? {
+        progress.note(&note);
+    }
     let mut db = Egdb::open(dir)?;
     let todo: Vec<SliceKey> = all_slices(pieces)
         .into_iter()
@@ -462,6 +467,32 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
     Ok(db)
 }
 
+/// Renames every slice file of up to `pieces` pieces in `dir` written in
+/// an older format version to `<name>.v<version>` (kept, not deleted), so
+/// that a build replaces it. Files of a newer version or that are not
+/// database files are left for [`Egdb::open`] to refuse. Returns one line
+/// per file set aside.
+fn set_aside_old_versions(dir: &Path, pieces: u32) -> Result<Vec<String>, EgdbError> {
+    let mut notes = Vec::new();
+    for s in all_slices(pieces) {
+        let path = dir.join(s.file_name());
+        let Some(version) = file::old_version(&path) else {
+            continue;
+        };
+        let aside = dir.join(format!("{}.v{version}", s.file_name()));
+        std::fs::rename(&path, &aside).map_err(|error| EgdbError::Io {
+            path: path.clone(),
+            error,
+        })?;
+        notes.push(format!(
+            "{}: format version {version}, set aside as {} and rebuilt",
+            path.display(),
+            aside.display()
+        ));
+    }
+    Ok(notes)
+}
+
 /// Builds one named slice whose dependencies are all present in `dir`
 /// (for cluster array jobs). A missing dependency is an error naming it.
 pub fn build_one(
@@ -471,7 +502,7 @@ pub fn build_one(
 ) -> Result<SliceStats, EgdbError> {
     let mut db = Egdb::open(dir)?;
     for d in all_slices(slice.pieces()) {
-        if slice.depends_on(&d) && !db.has(&d) {
+        if slice.reads(&d) && !db.has(&d) {
             return Err(EgdbError::MissingSlice {
                 slice: d.name(),
                 dir: dir.to_path_buf(),

@@ -1,4 +1,4 @@
-//! Compression of one block of values.
+//! Compression of one block of values (format version 2).
 //!
 //! Values are 2-bit codes: [`LOSS`], [`DRAW`], [`WIN`], and [`DONT_CARE`]
 //! for positions whose value is not stored (the side to move must capture;
@@ -6,16 +6,22 @@
 //! give a don't-care position any value; the decoder never returns
 //! [`DONT_CARE`].
 //!
-//! A block starts with a tag byte:
-//! * `0`, `1`, `2`: every position of the block has that value (1 byte).
-//! * `3`: packed, 2 bits per position, position `i` in bits
-//!   `2 (i % 4)` of byte `1 + i / 4`.
-//! * `4`: runs. Each run is a byte `v << 6 | c` (value `v`, 0-2): if
-//!   `c < 63` the run has `c + 1` positions, else a LEB128 number `x`
-//!   follows and the run has `64 + x` positions. The runs cover exactly
-//!   the block.
+//! A block is a sequence of one-byte tokens, each covering several
+//! positions:
+//! * `t < 81`: a ternary literal, four positions with values `t % 3`,
+//!   `t / 3 % 3`, `t / 9 % 3`, `t / 27`.
+//! * `81 <= t < 177`: a binary literal, five positions holding the values
+//!   of pair `(t - 81) / 32` ([`LOSS`]/[`DRAW`], [`LOSS`]/[`WIN`],
+//!   [`DRAW`]/[`WIN`]), bit `k` of `(t - 81) % 32` choosing for position `k`.
+//! * `177 <= t < 255`: a run, `RUN_LENGTHS[(t - 177) % 26]` positions of
+//!   value `(t - 177) / 26`.
+//! * `255` is no token.
 //!
-//! The encoder picks the shortest form.
+//! The tokens cover the block; the last one may overhang its end. The
+//! encoder finds the fewest tokens by dynamic programming, letting
+//! don't-care positions join whatever literal or run suits them. Reading
+//! one value scans the tokens from the start of the block, one table
+//! lookup per token.
 
 /// Loss for the side to move.
 pub const LOSS: u8 = 0;
@@ -26,187 +32,228 @@ pub const WIN: u8 = 2;
 /// Not stored (capture position): any value may be encoded.
 pub const DONT_CARE: u8 = 3;
 
-const TAG_PACKED: u8 = 3;
-const TAG_RUNS: u8 = 4;
 
-/// Replaces don't-care values by the value of the run they extend (the
-/// previous value, or the first stored value at the start).
-fn fill(values: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    let first = values
-        .iter()
-        .copied()
-        .find(|&v| v != DONT_CARE)
-        .unwrap_or(LOSS);
-    let mut cur = first;
-    for &v in values {
-        if v != DONT_CARE {
-            cur = v;
-        }
-        out.push(cur);
+/// Run lengths of the run tokens: 5 to 12 one by one, then a ratio of
+/// about 1.38 up to 4096, the largest block.
+pub const RUN_LENGTHS: [u16; RUN_CODES] = [
+    5, 6, 7, 8, 9, 10, 11, 12, 17, 23, 32, 44, 61, 84, 116, 160, 222, 307, 424, 586, 810, 1121,
+    1549, 2142, 2962, 4096,
+];
+const RUN_CODES: usize = 26;
+
+/// Tokens below this are ternary literals: four values `a + 3b + 9c + 27d`.
+pub const TERNARY: u8 = 81;
+/// Tokens from [`TERNARY`] below this are binary literals: five positions
+/// holding one of a pair of values (32 tokens per pair).
+pub const BINARY: u8 = TERNARY + 3 * 32;
+/// The one byte that is no token (`BINARY + 3 * 26 = 255` codes are used).
+pub const INVALID_TOKEN: u8 = 255;
+
+/// The pairs of values of the binary literals: bit `k` of the token's low
+/// five bits clear means the first value of the pair, set the second.
+const PAIRS: [[u8; 2]; 3] = [[LOSS, DRAW], [LOSS, WIN], [DRAW, WIN]];
+
+/// Positions covered by each token.
+static TOKEN_SPAN: [u16; 256] = token_spans();
+/// Value of each token at each offset `0..5` (runs: the same value; a
+/// ternary literal has four).
+static TOKEN_VALUES: [[u8; 5]; 256] = token_values();
+
+const fn token_spans() -> [u16; 256] {
+    let mut t = [0u16; 256];
+    let mut i = 0;
+    while i < 255 {
+        t[i] = if i < TERNARY as usize {
+            4
+        } else if i < BINARY as usize {
+            5
+        } else {
+            RUN_LENGTHS[(i - BINARY as usize) % RUN_CODES]
+        };
+        i += 1;
     }
+    t
 }
 
-/// Appends the encoding of `values` (codes 0-3) to `out`.
-pub fn encode_block(values: &[u8], out: &mut Vec<u8>) {
-    let mut filled = Vec::with_capacity(values.len());
-    fill(values, &mut filled);
-    if filled.iter().all(|&v| v == filled[0]) {
-        out.push(filled.first().copied().unwrap_or(LOSS));
+const fn token_values() -> [[u8; 5]; 256] {
+    let mut t = [[DONT_CARE; 5]; 256];
+    let mut i = 0;
+    while i < 255 {
+        let mut k = 0;
+        while k < 5 {
+            t[i][k] = if i < TERNARY as usize {
+                if k < 4 {
+                    ((i / [1, 3, 9, 27][k]) % 3) as u8
+                } else {
+                    DONT_CARE
+                }
+            } else if i < BINARY as usize {
+                let j = i - TERNARY as usize;
+                PAIRS[j / 32][(j >> k) & 1]
+            } else {
+                ((i - BINARY as usize) / RUN_CODES) as u8
+            };
+            k += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// How many run lengths below the longest that fits the encoder tries.
+const RUN_CANDIDATES: usize = 4;
+
+/// Appends the token encoding of `values` (codes 0-3, at most 4096) to
+/// `out`: the fewest tokens, found by dynamic programming over the
+/// positions, don't-care positions matching any value.
+pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
+    let n = values.len();
+    if n == 0 {
         return;
     }
-    let mut runs = vec![TAG_RUNS];
+    // A block of one value (don't-cares aside) is one run.
+    let first = values.iter().copied().find(|&v| v != DONT_CARE).unwrap_or(DRAW);
+    if values.iter().all(|&v| v == first || v == DONT_CARE) {
+        let j = RUN_LENGTHS.partition_point(|&l| (l as usize) < n);
+        if j < RUN_CODES {
+            out.push(BINARY + first * RUN_CODES as u8 + j as u8);
+            return;
+        }
+    }
+    // run[v][i]: how many positions from i on can be value v; pair[p][i]:
+    // how many can be written with pair p.
+    let mut run = [vec![0u32; n + 1], vec![0u32; n + 1], vec![0u32; n + 1]];
+    let mut pair = [vec![0u32; n + 1], vec![0u32; n + 1], vec![0u32; n + 1]];
+    for i in (0..n).rev() {
+        let x = values[i];
+        for (v, r) in run.iter_mut().enumerate() {
+            r[i] = if x == v as u8 || x == DONT_CARE { r[i + 1] + 1 } else { 0 };
+        }
+        for (p, r) in pair.iter_mut().enumerate() {
+            let ok = x == DONT_CARE || PAIRS[p].contains(&x);
+            r[i] = if ok { r[i + 1] + 1 } else { 0 };
+        }
+    }
+    // cost[i]: fewest tokens for positions i..n; choice[i]: first token
+    // (for literals, a marker: 255 ternary, 252 + p binary of pair p).
+    const TERN: u16 = 0x100;
+    const BIN: u16 = 0x200;
+    let mut cost = vec![0u32; n + 1];
+    let mut choice = vec![0u16; n + 1];
+    for i in (0..n).rev() {
+        let mut best = 1 + cost[(i + 4).min(n)];
+        let mut tok = TERN;
+        for (p, r) in pair.iter().enumerate() {
+            if r[i] as usize >= 5.min(n - i) {
+                let c = 1 + cost[(i + 5).min(n)];
+                if c < best {
+                    best = c;
+                    tok = BIN | p as u16;
+                }
+            }
+        }
+        for (v, r) in run.iter().enumerate() {
+            let r = r[i] as usize;
+            if r < RUN_LENGTHS[0] as usize {
+                continue;
+            }
+            // The longest lengths that fit, and (when the run reaches the
+            // block's end) the shortest that overhangs it.
+            let top = RUN_LENGTHS.partition_point(|&l| (l as usize) <= r);
+            let lo = top.saturating_sub(RUN_CANDIDATES);
+            let hi = if i + r == n { (top + 1).min(RUN_CODES) } else { top };
+            for j in lo..hi {
+                let c = 1 + cost[(i + RUN_LENGTHS[j] as usize).min(n)];
+                if c < best {
+                    best = c;
+                    tok = (BINARY as usize + v * RUN_CODES + j) as u16;
+                }
+            }
+        }
+        cost[i] = best;
+        choice[i] = tok;
+    }
     let mut i = 0;
-    while i < filled.len() {
-        let v = filled[i];
-        let mut j = i + 1;
-        while j < filled.len() && filled[j] == v {
-            j += 1;
-        }
-        let len = j - i;
-        if len <= 63 {
-            runs.push(v << 6 | (len - 1) as u8);
+    while i < n {
+        let t = choice[i];
+        let at = |k: usize| values.get(i + k).copied().unwrap_or(DONT_CARE);
+        if t == TERN {
+            let mut lit = 0u8;
+            for (k, mul) in [1u8, 3, 9, 27].into_iter().enumerate() {
+                let v = at(k);
+                lit += if v == DONT_CARE { 0 } else { v } * mul;
+            }
+            out.push(lit);
+            i += 4;
+        } else if t & BIN != 0 {
+            let p = (t & 3) as usize;
+            let mut bits = 0u8;
+            for k in 0..5 {
+                if at(k) == PAIRS[p][1] {
+                    bits |= 1 << k;
+                }
+            }
+            out.push(TERNARY + 32 * p as u8 + bits);
+            i += 5;
         } else {
-            runs.push(v << 6 | 63);
-            let mut x = len - 64;
-            loop {
-                let b = (x & 0x7F) as u8;
-                x >>= 7;
-                if x == 0 {
-                    runs.push(b);
-                    break;
-                }
-                runs.push(b | 0x80);
-            }
-        }
-        i = j;
-    }
-    let packed_len = 1 + filled.len().div_ceil(4);
-    if runs.len() <= packed_len {
-        out.extend_from_slice(&runs);
-    } else {
-        out.push(TAG_PACKED);
-        for chunk in filled.chunks(4) {
-            let mut b = 0u8;
-            for (k, &v) in chunk.iter().enumerate() {
-                b |= v << (2 * k);
-            }
-            out.push(b);
+            out.push(t as u8);
+            i += TOKEN_SPAN[t as usize] as usize;
         }
     }
 }
 
-/// The value at position `offset` of an encoded block of `len` positions,
-/// or `None` if the block is malformed. Never panics.
+/// The value at `offset` of a token-coded block, or `None` if the block
+/// ends before it. Never panics.
 #[inline]
-pub fn decode_at(block: &[u8], len: usize, offset: usize) -> Option<u8> {
-    let (&tag, rest) = block.split_first()?;
-    match tag {
-        0..=2 => Some(tag),
-        TAG_PACKED => {
-            let b = *rest.get(offset / 4)?;
-            let v = (b >> (2 * (offset % 4))) & 3;
-            (v != DONT_CARE).then_some(v)
+pub fn decode_tokens_at(block: &[u8], offset: usize) -> Option<u8> {
+    let mut pos = 0usize;
+    // Eight tokens at a time while the offset lies beyond them: eight
+    // independent lookups and one branch instead of eight.
+    let mut chunks = block.chunks_exact(8);
+    let mut start = 0;
+    for c in &mut chunks {
+        let span: usize = c.iter().map(|&t| TOKEN_SPAN[t as usize] as usize).sum();
+        if offset < pos + span {
+            break;
         }
-        TAG_RUNS => {
-            let mut pos = 0usize;
-            let mut i = 0usize;
-            while i < rest.len() {
-                let b = rest[i];
-                i += 1;
-                let c = (b & 63) as usize;
-                let run = if c < 63 {
-                    c + 1
-                } else {
-                    let mut x = 0usize;
-                    let mut shift = 0;
-                    loop {
-                        let y = *rest.get(i)?;
-                        i += 1;
-                        if shift > 35 {
-                            return None;
-                        }
-                        x |= ((y & 0x7F) as usize) << shift;
-                        shift += 7;
-                        if y & 0x80 == 0 {
-                            break;
-                        }
-                    }
-                    64 + x
-                };
-                pos += run;
-                if offset < pos {
-                    let v = b >> 6;
-                    return (v != DONT_CARE && pos <= len).then_some(v);
-                }
-            }
-            None
-        }
-        _ => None,
+        pos += span;
+        start += 8;
     }
+    for &t in &block[start..] {
+        let span = TOKEN_SPAN[t as usize] as usize;
+        if span == 0 {
+            return None;
+        }
+        if offset < pos + span {
+            let k = (offset - pos).min(4);
+            return Some(TOKEN_VALUES[t as usize][k]);
+        }
+        pos += span;
+    }
+    None
 }
 
-/// Decodes a whole block of `len` positions into `out`, checking that it
-/// is well formed (runs cover exactly the block, no don't-care code).
-pub fn decode_block(block: &[u8], len: usize, out: &mut Vec<u8>) -> Option<()> {
+/// Decodes a token-coded block of `len` positions into `out`, checking
+/// that the tokens cover the block (the last token may overhang it by
+/// less than its span).
+pub fn decode_tokens(block: &[u8], len: usize, out: &mut Vec<u8>) -> Option<()> {
     out.clear();
-    let (&tag, rest) = block.split_first()?;
-    match tag {
-        0..=2 => {
-            if !rest.is_empty() {
-                return None;
-            }
-            out.resize(len, tag)
+    for &t in block {
+        let span = TOKEN_SPAN[t as usize] as usize;
+        if out.len() >= len || span == 0 {
+            return None;
         }
-        TAG_PACKED => {
-            if rest.len() != len.div_ceil(4) {
-                return None;
-            }
-            for i in 0..len {
-                let v = (rest[i / 4] >> (2 * (i % 4))) & 3;
-                if v == DONT_CARE {
-                    return None;
-                }
-                out.push(v);
-            }
+        let vals = &TOKEN_VALUES[t as usize];
+        if t < BINARY {
+            out.extend_from_slice(&vals[..span]);
+        } else {
+            out.resize(out.len() + span, vals[0]);
         }
-        TAG_RUNS => {
-            let mut i = 0usize;
-            while i < rest.len() {
-                let b = rest[i];
-                i += 1;
-                let c = (b & 63) as usize;
-                let run = if c < 63 {
-                    c + 1
-                } else {
-                    let mut x = 0usize;
-                    let mut shift = 0;
-                    loop {
-                        let y = *rest.get(i)?;
-                        i += 1;
-                        if shift > 35 {
-                            return None;
-                        }
-                        x |= ((y & 0x7F) as usize) << shift;
-                        shift += 7;
-                        if y & 0x80 == 0 {
-                            break;
-                        }
-                    }
-                    64 + x
-                };
-                let v = b >> 6;
-                if v == DONT_CARE || out.len() + run > len {
-                    return None;
-                }
-                out.resize(out.len() + run, v);
-            }
-            if out.len() != len {
-                return None;
-            }
-        }
-        _ => return None,
     }
+    if out.len() < len {
+        return None;
+    }
+    out.truncate(len);
     Some(())
 }
 
@@ -214,44 +261,77 @@ pub fn decode_block(block: &[u8], len: usize, out: &mut Vec<u8>) -> Option<()> {
 mod tests {
     use super::*;
 
-    fn check(values: &[u8]) {
+    fn check(values: &[u8]) -> usize {
         let mut enc = Vec::new();
-        encode_block(values, &mut enc);
+        encode_tokens(values, &mut enc);
         let mut dec = Vec::new();
-        decode_block(&enc, values.len(), &mut dec).expect("well formed");
+        decode_tokens(&enc, values.len(), &mut dec).expect("well formed");
+        assert_eq!(dec.len(), values.len());
         for (i, &v) in values.iter().enumerate() {
-            let d = decode_at(&enc, values.len(), i).expect("decodes");
+            let d = decode_tokens_at(&enc, i).expect("decodes");
             assert_eq!(d, dec[i]);
+            assert_ne!(d, DONT_CARE);
             if v != DONT_CARE {
                 assert_eq!(d, v, "position {i}");
+            }
+        }
+        enc.len()
+    }
+
+    #[test]
+    fn blocks_round_trip() {
+        assert_eq!(check(&[DONT_CARE; 10]), 1);
+        assert_eq!(check(&[WIN; 4096]), 1);
+        assert_eq!(check(&[WIN; 4095]), 1, "a final run may overhang");
+        check(&[DONT_CARE, LOSS, DONT_CARE, WIN, WIN, DRAW]);
+        check(&[DRAW]);
+        let mut v: Vec<u8> = (0..4096).map(|i| ((i / 300) % 4) as u8).collect();
+        check(&v);
+        v = (0..777).map(|i| ((i * 7 + i / 5) % 3) as u8).collect();
+        check(&v);
+        v = (0..4096).map(|i| if i < 4000 { DRAW } else { LOSS }).collect();
+        assert!(check(&v) <= 8);
+    }
+
+    #[test]
+    fn dont_care_positions_join_runs() {
+        // W...W ? ? W...W is one run; the same with L in the middle is not.
+        let mut v = vec![WIN; 100];
+        v[50] = DONT_CARE;
+        v[51] = DONT_CARE;
+        let with_dc = check(&v);
+        v[50] = LOSS;
+        assert!(check(&v) > with_dc);
+    }
+
+    #[test]
+    fn random_blocks_round_trip() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for len in [1usize, 3, 4, 5, 63, 64, 1000, 4096] {
+            for _ in 0..20 {
+                let v: Vec<u8> = (0..len)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // Runs and noise: mostly the previous value.
+                        (x % 11).min(3) as u8
+                    })
+                    .collect();
+                check(&v);
             }
         }
     }
 
     #[test]
-    fn blocks_round_trip() {
-        check(&[DONT_CARE; 10]);
-        check(&[WIN; 1000]);
-        check(&[DONT_CARE, LOSS, DONT_CARE, WIN, WIN, DRAW]);
-        let mut v: Vec<u8> = (0..5000).map(|i| ((i / 300) % 4) as u8).collect();
-        check(&v);
-        v = (0..777).map(|i| ((i * 7 + i / 5) % 3) as u8).collect();
-        check(&v);
-        v = (0..20000)
-            .map(|i| if i < 19000 { DRAW } else { LOSS })
-            .collect();
-        check(&v);
-    }
-
-    #[test]
     fn malformed_blocks_are_refused() {
         let mut dec = Vec::new();
-        assert!(decode_block(&[], 4, &mut dec).is_none());
-        assert!(decode_block(&[9], 4, &mut dec).is_none());
-        assert!(decode_block(&[TAG_RUNS, 2], 4, &mut dec).is_none());
-        assert!(decode_block(&[TAG_RUNS, 3 << 6 | 3], 4, &mut dec).is_none());
-        assert!(decode_block(&[TAG_RUNS, 63, 0x80], 100, &mut dec).is_none());
-        assert!(decode_at(&[TAG_RUNS, 63, 0x80], 100, 99).is_none());
-        assert!(decode_at(&[TAG_PACKED], 4, 3).is_none());
+        assert!(decode_tokens(&[], 4, &mut dec).is_none());
+        assert!(decode_tokens(&[INVALID_TOKEN], 4, &mut dec).is_none());
+        assert!(decode_tokens(&[0], 5, &mut dec).is_none(), "too short");
+        assert!(decode_tokens(&[0, 0], 4, &mut dec).is_none(), "too long");
+        assert!(decode_tokens_at(&[INVALID_TOKEN], 0).is_none());
+        assert!(decode_tokens_at(&[0], 4).is_none());
+        assert!(decode_tokens_at(&[], 0).is_none());
     }
 }

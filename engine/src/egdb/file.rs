@@ -21,21 +21,33 @@ use std::path::{Path, PathBuf};
 /// The first 8 bytes of every file.
 pub const MAGIC: [u8; 8] = *b"CKEGDB\r\n";
 /// The format version this program writes and reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 128;
-/// Positions per block. At most 1024, so that 64 blocks fit in the
-/// 16-bit offsets of the block index.
-pub const BLOCK_POSITIONS: u32 = 1024;
+/// Positions per block. A block takes at most `BLOCK_POSITIONS / 4`
+/// bytes (all literals), so a group of 32 blocks fits in the 16-bit
+/// offsets of the block index.
+pub const BLOCK_POSITIONS: u32 = 4096;
 /// Blocks per group of the block index (one 32-bit base per group).
-pub const GROUP_BLOCKS: usize = 64;
+pub const GROUP_BLOCKS: usize = 32;
 
 /// Bytes of the block index for `nblocks` blocks: a 32-bit base per group
-/// of 64 block boundaries, then a 16-bit delta per boundary
+/// of 32 block boundaries, then a 16-bit delta per boundary
 /// (`nblocks + 1` boundaries).
 pub fn index_len(nblocks: u64) -> u64 {
     let bounds = nblocks + 1;
     4 * bounds.div_ceil(GROUP_BLOCKS as u64) + 2 * bounds
+}
+
+/// The format version of the database file at `path` when it is older
+/// than [`VERSION`]; `None` when it is current, newer, absent or not a
+/// database file.
+pub fn old_version(path: &Path) -> Option<u32> {
+    use std::io::Read;
+    let mut head = [0u8; 12];
+    File::open(path).ok()?.read_exact(&mut head).ok()?;
+    let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+    (head[..8] == MAGIC && version < VERSION).then_some(version)
 }
 
 /// Win, draw and loss counts of one table (Black to move), capture
@@ -166,8 +178,11 @@ impl Header {
             return Err(corrupted(22, format!("{tables} tables")));
         }
         let block_positions = u32_at(24);
-        if block_positions == 0 {
-            return Err(corrupted(24, "zero positions per block".into()));
+        if block_positions != BLOCK_POSITIONS {
+            return Err(corrupted(
+                24,
+                format!("{block_positions} positions per block, expected {BLOCK_POSITIONS}"),
+            ));
         }
         let mut counts = [Counts::default(); 2];
         for (i, c) in counts.iter_mut().enumerate() {
@@ -263,7 +278,7 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
             .par_chunks(bp)
             .map(|c| {
                 let mut out = Vec::new();
-                codec::encode_block(c, &mut out);
+                codec::encode_tokens(c, &mut out);
                 out
             })
             .collect();
@@ -550,7 +565,11 @@ impl SliceFile {
     pub fn value(&self, table: usize, idx: u64) -> Option<u8> {
         let bp = self.header.block_positions as u64;
         let (blk, n) = self.block(table, idx / bp);
-        codec::decode_at(blk, n, (idx % bp) as usize)
+        let off = (idx % bp) as usize;
+        if off >= n {
+            return None;
+        }
+        codec::decode_tokens_at(blk, off)
     }
 
     /// Decodes every block of table `table`, checking that each is well
@@ -564,7 +583,7 @@ impl SliceFile {
         let mut out = Vec::new();
         for k in 0..self.header.sizes[table].div_ceil(bp) {
             let (blk, n) = self.block(table, k);
-            if codec::decode_block(blk, n, &mut out).is_none() {
+            if codec::decode_tokens(blk, n, &mut out).is_none() {
                 return Err(EgdbError::Corrupted {
                     file: self.path.clone(),
                     offset: (HEADER_LEN + 4 * self.groups) as u64

@@ -51,7 +51,7 @@ pub enum EgdbError {
         file: PathBuf,
     },
     /// A file of another format version.
-    #[error("{file}: format version {found}, this program reads version {expected}")]
+    #[error("{file}: format version {found}, this program reads version {expected} (`checkers egdb build` sets older files aside and rebuilds them)")]
     WrongVersion {
         /// The file.
         file: PathBuf,

@@ -97,6 +97,55 @@ impl SliceKey {
     pub fn depends_on(&self, other: &SliceKey) -> bool {
         level(other) < level(self)
     }
+
+    /// Whether building this slice reads `other`, exactly: every slice
+    /// with fewer pieces (captures), and the slices a quiet move leaves
+    /// to (a man passing its side's lead, a promotion), for either
+    /// colour. A subset of [`SliceKey::depends_on`]; what `--slice`
+    /// requires.
+    pub fn reads(&self, other: &SliceKey) -> bool {
+        if other.pieces() != self.pieces() {
+            return other.pieces() < self.pieces();
+        }
+        self.tables().into_iter().any(|t| {
+            quiet_successor_sides(t.black).into_iter().any(|b2| {
+                // After Black's move White is to move; the position is
+                // looked up colour-reversed, in table (White, Black').
+                SliceKey::of(TableKey {
+                    black: t.white,
+                    white: b2,
+                }) == *other
+            })
+        })
+    }
+}
+
+/// The sides a quiet move of `side` can turn it into other than itself:
+/// its lead one row further, or (from lead 6) a man crowned, the other
+/// men leading from any row.
+fn quiet_successor_sides(side: Side) -> Vec<Side> {
+    let mut out = Vec::new();
+    if side.men == 0 {
+        return out;
+    }
+    if side.lead < 6 {
+        out.push(Side {
+            lead: side.lead + 1,
+            ..side
+        });
+    } else {
+        for lead in 0..=6 {
+            let s = Side {
+                men: side.men - 1,
+                kings: side.kings + 1,
+                lead,
+            };
+            if s.is_valid() {
+                out.push(s);
+            }
+        }
+    }
+    out
 }
 
 fn parse_side(s: &str) -> Option<Side> {
