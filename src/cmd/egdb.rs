@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Subcommand;
-use engine::egdb::build::{build_one, SliceStats};
+use engine::egdb::build::{build_one, ensure_slice, same_size_closure, SliceStats};
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
 use engine::egdb::probe::Source;
@@ -42,6 +42,9 @@ enum Command {
     Verify(VerifyArgs),
     /// Measure probe speed on random positions without a capture.
     Bench(BenchArgs),
+    /// List the slices of a piece count (built or not): positions, and
+    /// the slices of the same size a build of each needs.
+    Slices(SlicesArgs),
 }
 
 /// Where the databases are.
@@ -73,6 +76,20 @@ struct BuildArgs {
     /// on must be present (for cluster array jobs).
     #[arg(long)]
     slice: Option<String>,
+    /// With --slice: first build whatever it needs that is missing (every
+    /// slice of fewer pieces, and the slices of its size it reads).
+    #[arg(long, requires = "slice")]
+    with_deps: bool,
+}
+
+#[derive(clap::Args)]
+struct SlicesArgs {
+    /// Piece count.
+    #[arg(long)]
+    pieces: u32,
+    /// Only the largest K slices.
+    #[arg(long)]
+    largest: Option<usize>,
 }
 
 #[derive(clap::Args)]
@@ -131,6 +148,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Command::Stats(a) => stats(a),
         Command::Verify(a) => verify(a),
         Command::Bench(a) => bench(a),
+        Command::Slices(a) => slices(a),
     }
 }
 
@@ -252,7 +270,17 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         if let Some(name) = &a.slice {
             let s = SliceKey::parse(name).ok_or_else(|| EgdbError::BadSliceName(name.clone()))?;
             std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-            build_one(&dir, s, &progress)?;
+            if a.with_deps {
+                ensure_slice(&dir, s, &progress)?;
+            } else {
+                build_one(&dir, s, &progress)?;
+            }
+            eprintln!(
+                "{}: {} built after {:.1} s",
+                dir.display(),
+                s,
+                t.elapsed().as_secs_f64()
+            );
         } else {
             let n = a.pieces.expect("clap requires --pieces without --slice");
             anyhow::ensure!(n >= 2, "--pieces must be at least 2");
@@ -267,6 +295,48 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         }
         Ok(())
     })
+}
+
+fn slices(a: SlicesArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        (2..=MAX_PIECES).contains(&a.pieces),
+        "--pieces must be 2 to {MAX_PIECES}"
+    );
+    let size = |s: &SliceKey| -> u64 {
+        s.tables()
+            .into_iter()
+            .map(|k| TableIndex::new(k).size())
+            .sum()
+    };
+    let mut all: Vec<(SliceKey, u64)> = engine::egdb::slice::slices_with(a.pieces)
+        .into_iter()
+        .map(|s| (s, size(&s)))
+        .collect();
+    let total: u64 = all.iter().map(|x| x.1).sum();
+    println!(
+        "{} slices of {} pieces, {} positions (Black to move)",
+        all.len(),
+        a.pieces,
+        total
+    );
+    all.sort_by_key(|x| std::cmp::Reverse(x.1));
+    all.truncate(a.largest.unwrap_or(usize::MAX));
+    println!(
+        "{:<24} {:>14} {:>6} {:>14}",
+        "slice", "positions", "needs", "with needs"
+    );
+    for (s, n) in all {
+        let need = same_size_closure(s);
+        let with: u64 = need.iter().map(size).sum();
+        println!(
+            "{:<24} {:>14} {:>6} {:>14}",
+            s.name(),
+            n,
+            need.len() - 1,
+            with
+        );
+    }
+    Ok(())
 }
 
 fn probe(a: ProbeArgs) -> anyhow::Result<()> {

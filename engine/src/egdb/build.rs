@@ -467,6 +467,46 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
     Ok(db)
 }
 
+/// The slices of `slice`'s piece count that building it needs, directly
+/// or through each other ([`SliceKey::reads`]), and `slice` itself, in
+/// build order.
+pub fn same_size_closure(slice: SliceKey) -> Vec<SliceKey> {
+    let all = super::slice::slices_with(slice.pieces());
+    let mut need = vec![slice];
+    let mut i = 0;
+    while i < need.len() {
+        let cur = need[i];
+        for d in &all {
+            if cur.reads(d) && d.pieces() == slice.pieces() && !need.contains(d) {
+                need.push(*d);
+            }
+        }
+        i += 1;
+    }
+    // `all` is in build order.
+    all.into_iter().filter(|s| need.contains(s)).collect()
+}
+
+/// Builds `slice` with everything it needs: every slice of fewer pieces,
+/// then [`same_size_closure`], skipping what is present (resumable like
+/// [`ensure`]). Returns the opened databases.
+pub fn ensure_slice(
+    dir: &Path,
+    slice: SliceKey,
+    progress: &dyn BuildProgress,
+) -> Result<Egdb, EgdbError> {
+    let mut db = ensure(dir, slice.pieces() - 1, progress)?;
+    let todo: Vec<SliceKey> = same_size_closure(slice)
+        .into_iter()
+        .filter(|s| !db.has(s))
+        .collect();
+    let of = todo.len();
+    for (i, s) in todo.into_iter().enumerate() {
+        build_slice(s, &mut db, progress, i + 1, of)?;
+    }
+    Ok(db)
+}
+
 /// Renames every slice file of up to `pieces` pieces in `dir` written in
 /// an older format version to `<name>.v<version>` (kept, not deleted), so
 /// that a build replaces it. Files of a newer version or that are not

@@ -32,7 +32,6 @@ pub const WIN: u8 = 2;
 /// Not stored (capture position): any value may be encoded.
 pub const DONT_CARE: u8 = 3;
 
-
 /// Run lengths of the run tokens: 5 to 12 one by one, then a ratio of
 /// about 1.38 up to 4096, the largest block.
 pub const RUN_LENGTHS: [u16; RUN_CODES] = [
@@ -112,7 +111,11 @@ pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
         return;
     }
     // A block of one value (don't-cares aside) is one run.
-    let first = values.iter().copied().find(|&v| v != DONT_CARE).unwrap_or(DRAW);
+    let first = values
+        .iter()
+        .copied()
+        .find(|&v| v != DONT_CARE)
+        .unwrap_or(DRAW);
     if values.iter().all(|&v| v == first || v == DONT_CARE) {
         let j = RUN_LENGTHS.partition_point(|&l| (l as usize) < n);
         if j < RUN_CODES {
@@ -127,7 +130,11 @@ pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
     for i in (0..n).rev() {
         let x = values[i];
         for (v, r) in run.iter_mut().enumerate() {
-            r[i] = if x == v as u8 || x == DONT_CARE { r[i + 1] + 1 } else { 0 };
+            r[i] = if x == v as u8 || x == DONT_CARE {
+                r[i + 1] + 1
+            } else {
+                0
+            };
         }
         for (p, r) in pair.iter_mut().enumerate() {
             let ok = x == DONT_CARE || PAIRS[p].contains(&x);
@@ -161,7 +168,11 @@ pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
             // block's end) the shortest that overhangs it.
             let top = RUN_LENGTHS.partition_point(|&l| (l as usize) <= r);
             let lo = top.saturating_sub(RUN_CANDIDATES);
-            let hi = if i + r == n { (top + 1).min(RUN_CODES) } else { top };
+            let hi = if i + r == n {
+                (top + 1).min(RUN_CODES)
+            } else {
+                top
+            };
             for j in lo..hi {
                 let c = 1 + cost[(i + RUN_LENGTHS[j] as usize).min(n)];
                 if c < best {
@@ -206,7 +217,13 @@ pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
 /// ends before it. Never panics.
 #[inline]
 pub fn decode_tokens_at(block: &[u8], offset: usize) -> Option<u8> {
-    let mut pos = 0usize;
+    decode_tokens_from(block, 0, offset)
+}
+
+/// [`decode_tokens_at`] for tokens whose first one starts at position
+/// `pos` of the block.
+#[inline(always)]
+fn decode_tokens_from(block: &[u8], mut pos: usize, offset: usize) -> Option<u8> {
     // Eight tokens at a time while the offset lies beyond them: eight
     // independent lookups and one branch instead of eight.
     let mut chunks = block.chunks_exact(8);
@@ -257,11 +274,95 @@ pub fn decode_tokens(block: &[u8], len: usize, out: &mut Vec<u8>) -> Option<()> 
     Some(())
 }
 
+/// Block bytes per checkpoint: a block of `len` bytes starts with
+/// `k = len / CHECKPOINT_BYTES` checkpoints (see [`encode_block`]).
+pub const CHECKPOINT_BYTES: usize = 98;
+
+/// Number of checkpoints of a block of `len` bytes.
+#[inline(always)]
+fn checkpoints(len: usize) -> usize {
+    len / CHECKPOINT_BYTES
+}
+
+/// Byte offset (in the whole block) of checkpoint `j` (1-based) of a block
+/// of `len` bytes with `k` checkpoints.
+#[inline(always)]
+fn checkpoint_byte(len: usize, k: usize, j: usize) -> usize {
+    2 * k + j * (len - 2 * k) / (k + 1)
+}
+
+/// Appends the encoding of one block of `values` (codes 0-3, at most
+/// 4096 positions) to `out`: `k` checkpoints, then the tokens. Checkpoint
+/// `j` (a 16-bit little-endian number) is the first position of the token
+/// at byte [`checkpoint_byte`]`(len, k, j)`, so that reading a value scans
+/// at most about `CHECKPOINT_BYTES` tokens.
+pub fn encode_block(values: &[u8], out: &mut Vec<u8>) {
+    let mut tokens = Vec::new();
+    encode_tokens(values, &mut tokens);
+    // The fixed point of k = (2k + tokens) / CHECKPOINT_BYTES.
+    let mut k = 0;
+    while checkpoints(2 * k + tokens.len()) > k {
+        k += 1;
+    }
+    let len = 2 * k + tokens.len();
+    debug_assert_eq!(checkpoints(len), k);
+    let mut starts = Vec::with_capacity(tokens.len());
+    let mut pos = 0u32;
+    for &t in &tokens {
+        starts.push(pos as u16);
+        pos += TOKEN_SPAN[t as usize] as u32;
+    }
+    for j in 1..=k {
+        let q = checkpoint_byte(len, k, j) - 2 * k;
+        out.extend_from_slice(&starts[q].to_le_bytes());
+    }
+    out.extend_from_slice(&tokens);
+}
+
+/// The value at `offset` of an encoded block, or `None` if the block is
+/// malformed. Never panics.
+#[inline]
+pub fn decode_at(block: &[u8], offset: usize) -> Option<u8> {
+    let len = block.len();
+    let k = checkpoints(len);
+    let (mut from, mut pos) = (2 * k, 0usize);
+    for j in 1..=k {
+        let c = u16::from_le_bytes([*block.get(2 * j - 2)?, *block.get(2 * j - 1)?]) as usize;
+        if c > offset {
+            break;
+        }
+        (from, pos) = (checkpoint_byte(len, k, j), c);
+    }
+    decode_tokens_from(block.get(from..)?, pos, offset)
+}
+
+/// Decodes a whole block of `len` positions into `out`, checking that it
+/// is well formed: the tokens cover the block and the checkpoints are
+/// right.
+pub fn decode_block(block: &[u8], len: usize, out: &mut Vec<u8>) -> Option<()> {
+    let k = checkpoints(block.len());
+    decode_tokens(block.get(2 * k..)?, len, out)?;
+    let mut pos = 0usize;
+    let mut j = 1;
+    for (q, &t) in block.iter().enumerate().skip(2 * k) {
+        if j <= k && q == checkpoint_byte(block.len(), k, j) {
+            let c = u16::from_le_bytes([block[2 * j - 2], block[2 * j - 1]]) as usize;
+            if c != pos {
+                return None;
+            }
+            j += 1;
+        }
+        pos += TOKEN_SPAN[t as usize] as usize;
+    }
+    Some(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn check(values: &[u8]) -> usize {
+        check_block(values);
         let mut enc = Vec::new();
         encode_tokens(values, &mut enc);
         let mut dec = Vec::new();
@@ -278,6 +379,40 @@ mod tests {
         enc.len()
     }
 
+    /// The block form (checkpoints + tokens) decodes like the tokens.
+    fn check_block(values: &[u8]) {
+        let mut enc = Vec::new();
+        encode_block(values, &mut enc);
+        let mut dec = Vec::new();
+        decode_block(&enc, values.len(), &mut dec).expect("well formed");
+        for (i, &v) in values.iter().enumerate() {
+            assert_eq!(decode_at(&enc, i), Some(dec[i]), "position {i}");
+            if v != DONT_CARE {
+                assert_eq!(dec[i], v, "position {i}");
+            }
+        }
+        // A wrong checkpoint is caught by the full decode.
+        if checkpoints(enc.len()) > 0 {
+            enc[0] ^= 1;
+            assert!(decode_block(&enc, values.len(), &mut dec).is_none());
+        }
+    }
+
+    #[test]
+    fn noisy_blocks_get_checkpoints() {
+        let mut x = 12345u32;
+        let v: Vec<u8> = (0..4096)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                ((x >> 16) % 3) as u8
+            })
+            .collect();
+        let mut enc = Vec::new();
+        encode_block(&v, &mut enc);
+        assert!(checkpoints(enc.len()) >= 5, "{} bytes", enc.len());
+        check_block(&v);
+    }
+
     #[test]
     fn blocks_round_trip() {
         assert_eq!(check(&[DONT_CARE; 10]), 1);
@@ -289,7 +424,9 @@ mod tests {
         check(&v);
         v = (0..777).map(|i| ((i * 7 + i / 5) % 3) as u8).collect();
         check(&v);
-        v = (0..4096).map(|i| if i < 4000 { DRAW } else { LOSS }).collect();
+        v = (0..4096)
+            .map(|i| if i < 4000 { DRAW } else { LOSS })
+            .collect();
         assert!(check(&v) <= 8);
     }
 

@@ -28,6 +28,7 @@ pub const HEADER_LEN: usize = 128;
 /// bytes (all literals), so a group of 32 blocks fits in the 16-bit
 /// offsets of the block index.
 pub const BLOCK_POSITIONS: u32 = 4096;
+const _: () = assert!(BLOCK_POSITIONS.is_power_of_two());
 /// Blocks per group of the block index (one 32-bit base per group).
 pub const GROUP_BLOCKS: usize = 32;
 
@@ -278,7 +279,7 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
             .par_chunks(bp)
             .map(|c| {
                 let mut out = Vec::new();
-                codec::encode_tokens(c, &mut out);
+                codec::encode_block(c, &mut out);
                 out
             })
             .collect();
@@ -563,13 +564,17 @@ impl SliceFile {
     /// positions give an arbitrary value), or `None` for a malformed block.
     #[inline]
     pub fn value(&self, table: usize, idx: u64) -> Option<u8> {
-        let bp = self.header.block_positions as u64;
-        let (blk, n) = self.block(table, idx / bp);
-        let off = (idx % bp) as usize;
-        if off >= n {
+        // Every opened file has BLOCK_POSITIONS (a power of two) per block.
+        const SHIFT: u32 = BLOCK_POSITIONS.trailing_zeros();
+        if idx >= self.header.sizes[table] {
             return None;
         }
-        codec::decode_tokens_at(blk, off)
+        let b = self.bytes.as_slice();
+        let blk = (self.first_block[table] + (idx >> SHIFT)) as usize;
+        let lo = bound(b, self.groups, blk) as usize;
+        let hi = bound(b, self.groups, blk + 1) as usize;
+        let block = b.get(self.data_start + lo..self.data_start + hi)?;
+        codec::decode_at(block, (idx & (BLOCK_POSITIONS as u64 - 1)) as usize)
     }
 
     /// Decodes every block of table `table`, checking that each is well
@@ -583,7 +588,7 @@ impl SliceFile {
         let mut out = Vec::new();
         for k in 0..self.header.sizes[table].div_ceil(bp) {
             let (blk, n) = self.block(table, k);
-            if codec::decode_tokens(blk, n, &mut out).is_none() {
+            if codec::decode_block(blk, n, &mut out).is_none() {
                 return Err(EgdbError::Corrupted {
                     file: self.path.clone(),
                     offset: (HEADER_LEN + 4 * self.groups) as u64
