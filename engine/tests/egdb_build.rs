@@ -356,5 +356,8 @@ fn a_slice_builds_from_exactly_the_slices_it_reads() {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
-    assert!(with_reads > 100, "{with_reads} slices read same-size slices");
+    assert!(
+        with_reads > 100,
+        "{with_reads} slices read same-size slices"
+    );
 }
