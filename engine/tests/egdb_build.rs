@@ -361,3 +361,25 @@ fn a_slice_builds_from_exactly_the_slices_it_reads() {
         "{with_reads} slices read same-size slices"
     );
 }
+
+#[test]
+fn files_read_into_memory_answer_as_the_mapped_ones() {
+    let mapped = db();
+    let loaded = Egdb::open_in_memory(mapped.dir()).expect("load");
+    assert_eq!(loaded.max_pieces(), PIECES);
+    assert_eq!(loaded.slices().len(), mapped.slices().len());
+    let mut all = Vec::new();
+    enumerate(PIECES, &mut all);
+    let mut wins = 0;
+    for p in &all {
+        let v = loaded.probe(p);
+        assert_eq!(v, mapped.probe(p), "{p:?}");
+        wins += (v == Some(Value::Win)) as u32;
+    }
+    assert!(wins > 0);
+    // A damaged file is refused from memory too.
+    let (path, r) = damaged("in-memory", |b| b[200] ^= 0x10);
+    assert!(r.is_err());
+    let e = Egdb::open_in_memory(path.parent().unwrap()).err().expect("refused");
+    assert!(e.to_string().contains("1m1k@3-0m1k"), "{e}");
+}

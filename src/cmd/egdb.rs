@@ -136,6 +136,9 @@ struct BenchArgs {
     /// Passes over the positions; the best pass is reported.
     #[arg(long, default_value_t = 5)]
     repeat: u32,
+    /// Read the files into memory (huge pages) instead of mapping them.
+    #[arg(long)]
+    in_memory: bool,
     #[command(flatten)]
     dir: DirArg,
 }
@@ -601,7 +604,11 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
 
 fn bench(a: BenchArgs) -> anyhow::Result<()> {
     let dir = a.dir.get();
-    let db = Egdb::open(&dir)?;
+    let db = if a.in_memory {
+        Egdb::open_in_memory(&dir)?
+    } else {
+        Egdb::open(&dir)?
+    };
     anyhow::ensure!(
         db.max_pieces() >= a.pieces,
         "{} holds complete databases up to {} pieces, the bench asks for {}",

@@ -12,7 +12,10 @@ use super::codec;
 use super::index::{Side, TableIndex, TableKey};
 use super::slice::SliceKey;
 use super::EgdbError;
-use memmap2::Mmap;
+use memmap2::{Mmap, MmapMut};
+use std::io::Read;
+use std::ops::Range;
+use std::sync::Arc;
 use rayon::prelude::*;
 use std::fs::{self, File};
 use std::io::Write;
@@ -351,6 +354,8 @@ pub fn publish(dir: &Path, file_name: &str, image: &[u8]) -> Result<PathBuf, Egd
 enum Bytes {
     Map(Mmap),
     Owned(Vec<u8>),
+    /// A range of an [`Arena`] shared by many files.
+    Shared(Arc<Mmap>, Range<usize>),
 }
 
 impl Bytes {
@@ -359,7 +364,60 @@ impl Bytes {
         match self {
             Bytes::Map(m) => m,
             Bytes::Owned(v) => v,
+            Bytes::Shared(m, r) => &m[r.clone()],
         }
+    }
+}
+
+/// Anonymous memory holding copies of many files, asked for in huge pages
+/// (2 MiB on x86-64) so that random probes over tens of megabytes do not
+/// miss the TLB at every read. Built by [`Arena::load`]; files are then
+/// opened from it with [`SliceFile::from_arena`].
+pub struct Arena {
+    map: Arc<Mmap>,
+    ranges: Vec<Range<usize>>,
+}
+
+impl Arena {
+    /// Reads `paths` into one anonymous mapping (each file 64-byte
+    /// aligned). An unreadable file is an error naming it.
+    pub fn load(paths: &[PathBuf]) -> Result<Arena, EgdbError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |error| EgdbError::Io { path, error }
+        };
+        let mut ranges = Vec::with_capacity(paths.len());
+        let mut total = 0usize;
+        for p in paths {
+            let len = fs::metadata(p).map_err(io(p))?.len() as usize;
+            ranges.push(total..total + len);
+            total += len.div_ceil(64) * 64;
+        }
+        let mut map = MmapMut::map_anon(total.max(1)).map_err(io(Path::new("<memory>")))?;
+        #[cfg(target_os = "linux")]
+        {
+            // Only advice: without transparent huge pages the copy still works.
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+        for (p, r) in paths.iter().zip(&ranges) {
+            let mut f = File::open(p).map_err(io(p))?;
+            f.read_exact(&mut map[r.clone()]).map_err(io(p))?;
+        }
+        let map = map.make_read_only().map_err(io(Path::new("<memory>")))?;
+        Ok(Arena {
+            map: Arc::new(map),
+            ranges,
+        })
+    }
+
+    /// Bytes held.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Whether no file is held.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
     }
 }
 
@@ -423,6 +481,18 @@ impl SliceFile {
                 error,
             })?)
         };
+        SliceFile::from_bytes(path, slice, bytes)
+    }
+
+    /// Opens file number `i` of `arena` (loaded from `path`), checked as
+    /// [`SliceFile::open`] does.
+    pub fn from_arena(
+        arena: &Arena,
+        i: usize,
+        path: &Path,
+        slice: SliceKey,
+    ) -> Result<SliceFile, EgdbError> {
+        let bytes = Bytes::Shared(arena.map.clone(), arena.ranges[i].clone());
         SliceFile::from_bytes(path, slice, bytes)
     }
 
