@@ -5,20 +5,18 @@ use engine::egdb::{default_dir, ensure};
 use engine::{NoOracle, Oracle};
 use std::sync::Arc;
 
-#[allow(dead_code)] // used once the commands that take --egdb-pieces land
 /// The endgame databases up to `pieces` pieces as an [`Oracle`], built
 /// first if missing (with progress bars) in the default folder
 /// (`$CHECKERS_EGDB`, else `$HOME/.cache/checkers/egdb`). `0` means no
-/// databases.
-// Called by the search commands (bestmove, solve, ballots) on their
-// branches; unused until they are merged.
-#[allow(dead_code)]
+/// databases. Larger slices present in the folder are not used: a result
+/// obtained with `--egdb-pieces N` depends on the N-piece databases only.
 pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {
         return Ok(Arc::new(NoOracle));
     }
     let dir = default_dir();
     let progress = crate::cmd::egdb::BarProgress::new();
-    let db = ensure(&dir, pieces, &progress)?;
+    let mut db = ensure(&dir, pieces, &progress)?;
+    db.limit_pieces(pieces);
     Ok(Arc::new(db))
 }

@@ -383,3 +383,15 @@ fn files_read_into_memory_answer_as_the_mapped_ones() {
     let e = Egdb::open_in_memory(path.parent().unwrap()).err().expect("refused");
     assert!(e.to_string().contains("1m1k@3-0m1k"), "{e}");
 }
+
+#[test]
+fn a_piece_limit_hides_the_larger_slices() {
+    let mut db = Egdb::open(db().dir()).expect("reopen");
+    let four = parse_fen("B:W18,K30:B14,K3").unwrap();
+    let three = parse_fen("B:W18:B14,K3").unwrap();
+    assert!(db.probe(&four).is_some() && db.probe(&three).is_some());
+    db.limit_pieces(3);
+    assert_eq!(db.max_pieces(), 3);
+    assert_eq!(db.probe(&four), None, "a 4-piece position past the limit");
+    assert!(db.probe(&three).is_some());
+}

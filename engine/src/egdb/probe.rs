@@ -20,6 +20,9 @@ pub struct Egdb {
     /// `lookup[TableKey::id()]`: `slice << 1 | table`, or [`NO_TABLE`].
     lookup: Vec<u32>,
     max_pieces: u32,
+    /// Positions with more pieces are not answered (see
+    /// [`Egdb::limit_pieces`]).
+    limit: u32,
 }
 
 /// Where a probed value came from.
@@ -41,6 +44,7 @@ impl Egdb {
             slices: Vec::new(),
             lookup: vec![NO_TABLE; 448 * 448],
             max_pieces: 0,
+            limit: MAX_PIECES,
         }
     }
 
@@ -107,7 +111,15 @@ impl Egdb {
                 break;
             }
         }
-        self.max_pieces = if self.slices.is_empty() { 0 } else { m };
+        self.max_pieces = if self.slices.is_empty() { 0 } else { m.min(self.limit) };
+    }
+
+    /// Answers no position of more than `pieces` pieces from now on, even
+    /// when the folder holds larger slices: a search or proof told to use
+    /// the databases up to `pieces` pieces uses exactly those.
+    pub fn limit_pieces(&mut self, pieces: u32) {
+        self.limit = pieces.min(MAX_PIECES);
+        self.update_max_pieces();
     }
 
     /// Whether the slice is present.
@@ -162,7 +174,7 @@ impl Egdb {
     /// The value of `pos` for its side to move and where it came from, or
     /// `None` when a slice it needs is not present.
     pub fn probe_with_source(&self, pos: &Position) -> Option<(Value, Source)> {
-        if pos.piece_count() > MAX_PIECES {
+        if pos.piece_count() > self.limit {
             return None;
         }
         let p = if pos.side_to_move() == Color::White {
