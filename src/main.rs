@@ -52,7 +52,22 @@ enum Command {
     Ballots(cmd::ballots::Args),
 }
 
+/// Restores the default action of SIGPIPE, which the Rust runtime
+/// ignores: `checkers proof show FEN | head` then ends quietly when `head`
+/// closes the pipe, like any Unix filter, instead of panicking in
+/// `println!`. Stores are SQLite databases, which survive a process that
+/// ends at any moment.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists;
+    // SIG_DFL is a valid action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(a) => cmd::perft::run(a),
