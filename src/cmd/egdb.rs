@@ -672,5 +672,43 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         a.repeat.max(1),
         best * 1e9 / positions.len() as f64
     );
+    let bytes: u64 = db.slices().iter().map(|f| f.file_len()).sum();
+    println!(
+        "memory latency here: {:.0} ns per dependent random read over {:.1} MB (the size of the \
+         files); a probe that misses the caches costs at least one",
+        dependent_read_ns(bytes as usize),
+        bytes as f64 / 1e6
+    );
     Ok(())
+}
+
+/// Nanoseconds per read of a pointer chase over a random cycle through a
+/// buffer of `bytes` bytes (64-byte strides): the cost of one cache and
+/// TLB miss on this machine, the floor under a random probe of databases
+/// larger than the caches.
+fn dependent_read_ns(bytes: usize) -> f64 {
+    const STRIDE: usize = 16; // u32 per 64-byte line
+    let lines = (bytes / 64).max(2);
+    let mut next = vec![0u32; lines * STRIDE];
+    // The lines in a random order (Fisher-Yates), linked into one cycle.
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in (1..lines).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    for i in 0..lines {
+        next[order[i] as usize * STRIDE] = order[(i + 1) % lines];
+    }
+    let steps = 4_000_000usize;
+    let mut at = 0u32;
+    let t = Instant::now();
+    for _ in 0..steps {
+        at = next[at as usize * STRIDE];
+    }
+    let ns = t.elapsed().as_secs_f64() * 1e9 / steps as f64;
+    std::hint::black_box(at);
+    ns
 }
