@@ -141,13 +141,18 @@ pub enum SolveError {
         /// df-pn's answer.
         dfpn: Status,
     },
-    /// A proof could not be extracted.
-    #[error("proof extraction for {fen}: {source}")]
+    /// A proof could not be extracted. The search's answer is not
+    /// reported: without a verified proof it is the solver's word alone.
+    #[error(
+        "{fen}: the search settled a question but its proof could not be extracted ({why}); \
+         nothing is reported for it (raise --max-proof-nodes, or --no-proof for the search's \
+         unverified answer)"
+    )]
     Extract {
         /// The position.
         fen: String,
-        /// Why.
-        source: ExtractError,
+        /// Why (not a `source`: the message already holds it).
+        why: ExtractError,
     },
     /// An extracted proof failed verification (a solver bug).
     #[error("the {question} proof of {fen} failed verification: {source}")]
@@ -260,9 +265,9 @@ fn solve_here(
             let search: &mut dyn ProofSearch = if who == "ab" { &mut ab } else { &mut df };
             let (n0, t0) = (0, Instant::now());
             let tree = extract(search, leaves, root, question, opts.max_proof_nodes).map_err(
-                |source| SolveError::Extract {
+                |why| SolveError::Extract {
                     fen: to_fen(&root),
-                    source,
+                    why,
                 },
             )?;
             let _ = n0;
