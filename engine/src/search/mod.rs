@@ -515,7 +515,7 @@ impl Searcher {
             self.push(ch, reversible(pos, &child));
             let ext = self.extension(pos, &m, moves.len(), false, 0);
             let d = depth - 1 + ext;
-            let s = if i == 0 || !self.options.pvs {
+            let s = if i == 0 {
                 -self.pvs(
                     &child,
                     ch,
@@ -528,10 +528,15 @@ impl Searcher {
                     oracle,
                 )
             } else {
+                // A later move gets a null window (PVS) or the full one (plain
+                // alpha-beta), as a non-PV node either way; one that lands inside
+                // the window is searched again as a PV node, to confirm it (PVS)
+                // or to collect its line.
+                let hi = if self.options.pvs { beta.min(alpha + 1) } else { beta };
                 let mut s = -self.pvs(
                     &child,
                     ch,
-                    -alpha - 1,
+                    -hi,
                     -alpha,
                     d,
                     1,
@@ -539,7 +544,7 @@ impl Searcher {
                     m.is_capture(),
                     oracle,
                 );
-                if s > alpha && s < beta && !self.aborted {
+                if s > alpha && s < beta && (self.options.pvs || true) && !self.aborted {
                     s = -self.pvs(
                         &child,
                         ch,
@@ -895,7 +900,7 @@ impl Searcher {
             let ext = self.extension(pos, m, n, prev_capture, ply);
             let d = depth - 1 + ext;
             self.push(ch, reversible(pos, &child));
-            let s = if i == 0 || !self.options.pvs {
+            let s = if i == 0 {
                 -self.pvs(
                     &child,
                     ch,
@@ -908,10 +913,15 @@ impl Searcher {
                     oracle,
                 )
             } else {
+                // A later move gets a null window (PVS) or the full one (plain
+                // alpha-beta), as a non-PV node either way; one that lands inside
+                // the window is searched again as a PV node, to confirm it (PVS)
+                // or to collect its line.
+                let hi = if self.options.pvs { beta.min(alpha + 1) } else { beta };
                 let mut s = -self.pvs(
                     &child,
                     ch,
-                    -alpha - 1,
+                    -hi,
                     -alpha,
                     d,
                     ply + 1,
@@ -919,7 +929,7 @@ impl Searcher {
                     m.is_capture(),
                     oracle,
                 );
-                if s > alpha && s < beta && !self.aborted {
+                if s > alpha && s < beta && (self.options.pvs || pv_node) && !self.aborted {
                     s = -self.pvs(
                         &child,
                         ch,
