@@ -380,7 +380,9 @@ fn files_read_into_memory_answer_as_the_mapped_ones() {
     // A damaged file is refused from memory too.
     let (path, r) = damaged("in-memory", |b| b[200] ^= 0x10);
     assert!(r.is_err());
-    let e = Egdb::open_in_memory(path.parent().unwrap()).err().expect("refused");
+    let e = Egdb::open_in_memory(path.parent().unwrap())
+        .err()
+        .expect("refused");
     assert!(e.to_string().contains("1m1k@3-0m1k"), "{e}");
 }
 

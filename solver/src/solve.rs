@@ -264,12 +264,13 @@ fn solve_here(
             let question = proved_question(t, status).expect("settled");
             let search: &mut dyn ProofSearch = if who == "ab" { &mut ab } else { &mut df };
             let (n0, t0) = (0, Instant::now());
-            let tree = extract(search, leaves, root, question, opts.max_proof_nodes).map_err(
-                |why| SolveError::Extract {
-                    fen: to_fen(&root),
-                    why,
-                },
-            )?;
+            let tree =
+                extract(search, leaves, root, question, opts.max_proof_nodes).map_err(|why| {
+                    SolveError::Extract {
+                        fen: to_fen(&root),
+                        why,
+                    }
+                })?;
             let _ = n0;
             let report = verify(&tree, leaves.oracle, leaves.store).map_err(|source| {
                 SolveError::Verify {

@@ -13,13 +13,13 @@ use super::index::{Side, TableIndex, TableKey};
 use super::slice::SliceKey;
 use super::EgdbError;
 use memmap2::{Mmap, MmapMut};
-use std::io::Read;
-use std::ops::Range;
-use std::sync::Arc;
 use rayon::prelude::*;
 use std::fs::{self, File};
+use std::io::Read;
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The first 8 bytes of every file.
 pub const MAGIC: [u8; 8] = *b"CKEGDB\r\n";

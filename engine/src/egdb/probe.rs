@@ -111,7 +111,11 @@ impl Egdb {
                 break;
             }
         }
-        self.max_pieces = if self.slices.is_empty() { 0 } else { m.min(self.limit) };
+        self.max_pieces = if self.slices.is_empty() {
+            0
+        } else {
+            m.min(self.limit)
+        };
     }
 
     /// Answers no position of more than `pieces` pieces from now on, even

@@ -529,22 +529,18 @@ impl Searcher {
                 )
             } else {
                 // A later move gets a null window (PVS) or the full one (plain
-                // alpha-beta), as a non-PV node either way; one that lands inside
-                // the window is searched again as a PV node, to confirm it (PVS)
-                // or to collect its line.
-                let hi = if self.options.pvs { beta.min(alpha + 1) } else { beta };
-                let mut s = -self.pvs(
-                    &child,
-                    ch,
-                    -hi,
-                    -alpha,
-                    d,
-                    1,
-                    false,
-                    m.is_capture(),
-                    oracle,
-                );
-                if s > alpha && s < beta && (self.options.pvs || true) && !self.aborted {
+                // alpha-beta), as a non-PV node either way. With PVS, one that
+                // lands inside the window is searched again as a PV node; plain
+                // alpha-beta does not search again, and its line is then cut
+                // after the move.
+                let hi = if self.options.pvs {
+                    beta.min(alpha + 1)
+                } else {
+                    self.pv_len[1] = 0;
+                    beta
+                };
+                let mut s = -self.pvs(&child, ch, -hi, -alpha, d, 1, false, m.is_capture(), oracle);
+                if s > alpha && s < beta && self.options.pvs && !self.aborted {
                     s = -self.pvs(
                         &child,
                         ch,
@@ -914,10 +910,16 @@ impl Searcher {
                 )
             } else {
                 // A later move gets a null window (PVS) or the full one (plain
-                // alpha-beta), as a non-PV node either way; one that lands inside
-                // the window is searched again as a PV node, to confirm it (PVS)
-                // or to collect its line.
-                let hi = if self.options.pvs { beta.min(alpha + 1) } else { beta };
+                // alpha-beta), as a non-PV node either way. With PVS, one that
+                // lands inside the window is searched again as a PV node; plain
+                // alpha-beta does not search again, and its line is then cut
+                // after the move.
+                let hi = if self.options.pvs {
+                    beta.min(alpha + 1)
+                } else {
+                    self.pv_len[ply + 1] = 0;
+                    beta
+                };
                 let mut s = -self.pvs(
                     &child,
                     ch,
@@ -929,7 +931,7 @@ impl Searcher {
                     m.is_capture(),
                     oracle,
                 );
-                if s > alpha && s < beta && (self.options.pvs || pv_node) && !self.aborted {
+                if s > alpha && s < beta && self.options.pvs && !self.aborted {
                     s = -self.pvs(
                         &child,
                         ch,
