@@ -183,6 +183,11 @@ impl<'a> Dfpn<'a> {
         self.cfg = cfg;
     }
 
+    /// Changes only the wall-clock limit.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.cfg.deadline = deadline;
+    }
+
     /// The plain proved status of `pos` at threshold `t`, if in the table.
     pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
         let e = self.tt.get(&Key::new(*pos, t))?;

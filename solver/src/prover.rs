@@ -134,6 +134,11 @@ impl<'a> AlphaBeta<'a> {
         self.cfg = cfg;
     }
 
+    /// Changes only the wall-clock limit.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.cfg.deadline = deadline;
+    }
+
     /// The plain proved status of `pos` at threshold `t`, if stored.
     pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
         match self.tt.get(&Key::new(*pos, t))?.kind {

@@ -262,16 +262,26 @@ fn solve_here(
         };
         if opts.proofs {
             let question = proved_question(t, status).expect("settled");
-            let search: &mut dyn ProofSearch = if who == "ab" { &mut ab } else { &mut df };
-            let (n0, t0) = (0, Instant::now());
-            let tree =
-                extract(search, leaves, root, question, opts.max_proof_nodes).map_err(|why| {
-                    SolveError::Extract {
-                        fen: to_fen(&root),
-                        why,
-                    }
-                })?;
-            let _ = n0;
+            // Extraction searches again, position by position, mostly from
+            // the table. A proof found just before the deadline must not be
+            // lost to it: extraction gets as long again as the whole solve
+            // has taken so far (at least 10 s), past --time.
+            let t0 = Instant::now();
+            let grace = deadline.map(|_| t0 + start.elapsed().max(Duration::from_secs(10)));
+            let search: &mut dyn ProofSearch = if who == "ab" {
+                ab.set_deadline(grace);
+                &mut ab
+            } else {
+                df.set_deadline(grace);
+                &mut df
+            };
+            let tree = extract(search, leaves, root, question, opts.max_proof_nodes);
+            ab.set_deadline(deadline);
+            df.set_deadline(deadline);
+            let tree = tree.map_err(|why| SolveError::Extract {
+                fen: to_fen(&root),
+                why,
+            })?;
             let report = verify(&tree, leaves.oracle, leaves.store).map_err(|source| {
                 SolveError::Verify {
                     fen: to_fen(&root),
