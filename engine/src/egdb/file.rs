@@ -486,6 +486,9 @@ impl SliceFile {
 
     /// Opens file number `i` of `arena` (loaded from `path`), checked as
     /// [`SliceFile::open`] does.
+    ///
+    /// # Panics
+    /// If `i` is not less than the number of paths the arena loaded.
     pub fn from_arena(
         arena: &Arena,
         i: usize,
