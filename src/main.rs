@@ -52,22 +52,32 @@ enum Command {
     Ballots(cmd::ballots::Args),
 }
 
-/// Restores the default action of SIGPIPE, which the Rust runtime
-/// ignores: `checkers proof show FEN | head` then ends quietly when `head`
-/// closes the pipe, like any Unix filter, instead of panicking in
-/// `println!`. Stores are SQLite databases, which survive a process that
-/// ends at any moment.
-fn default_sigpipe() {
-    #[cfg(unix)]
-    // SAFETY: called first thing in `main`, before any other thread exists;
-    // SIG_DFL is a valid action for SIGPIPE.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+/// Ends the program quietly (exit status 141, as a process killed by
+/// SIGPIPE) when standard output is a pipe its reader has closed:
+/// `checkers proof show FEN | head` then behaves like any Unix filter.
+/// `println!` panics on a closed pipe because the Rust runtime ignores
+/// SIGPIPE; this hook recognises that one panic and passes every other
+/// to the default hook. (The style guide keeps `unsafe` to memory maps,
+/// so the signal action is not reset instead.) Stores are SQLite
+/// databases, which survive a process that ends at any moment.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }
 
 fn main() {
-    default_sigpipe();
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(a) => cmd::perft::run(a),
