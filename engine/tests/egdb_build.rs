@@ -389,11 +389,25 @@ fn files_read_into_memory_answer_as_the_mapped_ones() {
 #[test]
 fn a_piece_limit_hides_the_larger_slices() {
     let mut db = Egdb::open(db().dir()).expect("reopen");
-    let four = parse_fen("B:W18,K30:B14,K3").unwrap();
+    let quiet_four = parse_fen("B:WK29,K30:BK1,K3").unwrap();
+    let capture_four = parse_fen("B:W18,K30:B14,K3").unwrap();
     let three = parse_fen("B:W18:B14,K3").unwrap();
-    assert!(db.probe(&four).is_some() && db.probe(&three).is_some());
+    assert!(!quiet_four.has_capture() && capture_four.has_capture());
+    for p in [&quiet_four, &capture_four, &three] {
+        assert!(db.probe(p).is_some(), "{p:?}");
+    }
+    let capture_value = db.probe(&capture_four);
     db.limit_pieces(3);
     assert_eq!(db.max_pieces(), 3);
-    assert_eq!(db.probe(&four), None, "a 4-piece position past the limit");
+    assert_eq!(
+        db.probe(&quiet_four),
+        None,
+        "a 4-piece slice past the limit"
+    );
+    assert_eq!(
+        db.probe(&capture_four),
+        capture_value,
+        "captures into 3 pieces are still resolved"
+    );
     assert!(db.probe(&three).is_some());
 }

@@ -118,9 +118,11 @@ impl Egdb {
         };
     }
 
-    /// Answers no position of more than `pieces` pieces from now on, even
-    /// when the folder holds larger slices: a search or proof told to use
-    /// the databases up to `pieces` pieces uses exactly those.
+    /// Reads no slice of more than `pieces` pieces from now on, even when
+    /// the folder holds larger ones: a search or proof told to use the
+    /// databases up to `pieces` pieces uses exactly those. A larger
+    /// position whose side to move must capture is still answered when
+    /// its captures lead into those databases (the capture search).
     pub fn limit_pieces(&mut self, pieces: u32) {
         self.limit = pieces.min(MAX_PIECES);
         self.update_max_pieces();
@@ -178,7 +180,7 @@ impl Egdb {
     /// The value of `pos` for its side to move and where it came from, or
     /// `None` when a slice it needs is not present.
     pub fn probe_with_source(&self, pos: &Position) -> Option<(Value, Source)> {
-        if pos.piece_count() > self.limit {
+        if pos.piece_count() > MAX_PIECES {
             return None;
         }
         let p = if pos.side_to_move() == Color::White {
@@ -201,6 +203,9 @@ impl Egdb {
                 Value::Win
             };
             return Some((v, Source::Trivial));
+        }
+        if p.piece_count() > self.limit {
+            return None;
         }
         Some((self.stored(&p)?, Source::Stored))
     }
