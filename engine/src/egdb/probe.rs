@@ -20,8 +20,7 @@ pub struct Egdb {
     /// `lookup[TableKey::id()]`: `slice << 1 | table`, or [`NO_TABLE`].
     lookup: Vec<u32>,
     max_pieces: u32,
-    /// Positions with more pieces are not answered (see
-    /// [`Egdb::limit_pieces`]).
+    /// Slices with more pieces are not read (see [`Egdb::limit_pieces`]).
     limit: u32,
 }
 
