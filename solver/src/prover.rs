@@ -95,6 +95,8 @@ pub struct AlphaBeta<'a> {
     tt: Table<Entry>,
     history: Box<[[u32; 32]; 32]>,
     path: Vec<Position>,
+    /// Move lists by ply (see `search`).
+    lists: Vec<MoveList>,
     nodes: u64,
     budget_start: u64,
     aborted: bool,
@@ -111,6 +113,7 @@ impl<'a> AlphaBeta<'a> {
             tt: Table::default(),
             history: Box::new([[0; 32]; 32]),
             path: Vec::with_capacity(256),
+            lists: Vec::new(),
             nodes: 0,
             budget_start: 0,
             aborted: false,
@@ -267,9 +270,14 @@ impl<'a> AlphaBeta<'a> {
         if self.aborted {
             return Res::UNKNOWN;
         }
-        let mut list = MoveList::new();
-        pos.legal_moves(&mut list);
-        if list.is_empty() {
+        // One move list per ply, kept between calls: a fresh list would be
+        // zeroed at every node (1 KiB, about a tenth of the search's time).
+        if self.lists.len() <= ply {
+            self.lists.resize_with(ply + 1, MoveList::new);
+        }
+        pos.legal_moves(&mut self.lists[ply]);
+        let n = self.lists[ply].len();
+        if n == 0 {
             // The mover has lost: a loss reaches no threshold.
             return Res::plain(Status::Failure);
         }
@@ -288,33 +296,34 @@ impl<'a> AlphaBeta<'a> {
             }
             tt_move = e.best;
         }
-        let forcing = list.as_slice()[0].is_capture();
+        let forcing = self.lists[ply].as_slice()[0].is_capture();
         if depth <= 0 && !forcing {
             self.horizon_hits += 1;
             return Res::UNKNOWN;
         }
         let ct = child_threshold(t);
         if depth >= self.cfg.etc_depth {
-            for m in list.iter() {
+            let refuted = self.lists[ply].iter().copied().find(|m| {
                 let child = pos.play_unchecked(m);
-                if let Some(e) = self.tt.get(&Key::new(child, ct)) {
-                    if e.kind == Kind::Proved(Status::Failure) {
-                        let m = *m;
-                        self.store(pos, t, Kind::Proved(Status::Success), Some(m));
-                        return Res::plain(Status::Success);
-                    }
-                }
+                matches!(
+                    self.tt.get(&Key::new(child, ct)),
+                    Some(e) if e.kind == Kind::Proved(Status::Failure)
+                )
+            });
+            if let Some(m) = refuted {
+                self.store(pos, t, Kind::Proved(Status::Success), Some(m));
+                return Res::plain(Status::Success);
             }
         }
-        self.order(&pos, &mut list, tt_move);
+        order_moves(&self.history, &pos, &mut self.lists[ply], tt_move);
         self.path.truncate(ply);
         self.path.push(pos);
         let prover_moves = pos.side_to_move() == self.prover;
-        let single = list.len() == 1;
+        let single = n == 1;
         let mut min_rep = PLAIN;
         let mut all_fail = true;
-        for m in list.iter() {
-            let m = *m;
+        for i in 0..n {
+            let m = self.lists[ply].as_slice()[i];
             let child = pos.play_unchecked(&m);
             let extend = single || (depth <= 0 && forcing);
             let cd = if extend { depth } else { depth - 1 };
@@ -377,28 +386,33 @@ impl<'a> AlphaBeta<'a> {
         let h = &mut self.history[m.from().index() as usize][m.to().index() as usize];
         *h = h.saturating_add(d * d);
     }
+}
 
-    /// Orders moves: the table move first, then by history and the
-    /// evaluation of the resulting position (worst for the opponent first).
-    fn order(&self, pos: &Position, list: &mut MoveList, tt_move: Option<Move>) {
-        if list.len() < 2 {
-            return;
-        }
-        let mut scored: Vec<(i64, Move)> = list
-            .iter()
-            .map(|m| {
-                let child = pos.play_unchecked(m);
-                let mut s = -(evaluate(&child) as i64) * 8;
-                s += self.history[m.from().index() as usize][m.to().index() as usize] as i64;
-                if tt_move.is_some_and(|b| b.same_move(m)) {
-                    s = i64::MAX;
-                }
-                (s, *m)
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.cmp(&a.0));
-        for (slot, (_, m)) in list.as_mut_slice().iter_mut().zip(scored) {
-            *slot = m;
-        }
+/// Orders moves: the table move first, then by `history` and the
+/// evaluation of the resulting position (worst for the opponent first).
+fn order_moves(
+    history: &[[u32; 32]; 32],
+    pos: &Position,
+    list: &mut MoveList,
+    tt_move: Option<Move>,
+) {
+    if list.len() < 2 {
+        return;
+    }
+    let mut scored: Vec<(i64, Move)> = list
+        .iter()
+        .map(|m| {
+            let child = pos.play_unchecked(m);
+            let mut s = -(evaluate(&child) as i64) * 8;
+            s += history[m.from().index() as usize][m.to().index() as usize] as i64;
+            if tt_move.is_some_and(|b| b.same_move(m)) {
+                s = i64::MAX;
+            }
+            (s, *m)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    for (slot, (_, m)) in list.as_mut_slice().iter_mut().zip(scored) {
+        *slot = m;
     }
 }
