@@ -13,11 +13,13 @@ pieces=${EGDB_PIECES:-5}
 cargo build --release --quiet
 bin=./target/release/checkers
 out=$(mktemp -d)
+status=0
 for solver in ab dfpn; do
-  # A line whose proof cannot be extracted is reported in the output and
-  # makes the batch exit non-zero; the table shows it as an error.
+  # A failed line (a proof that cannot be extracted, a disagreement) is
+  # reported in the output and makes the batch exit non-zero: the table
+  # still prints, with it as an error row, and the script then fails.
   "$bin" solve --batch solver/tests/data/bench.tsv --solver "$solver" --time "$secs" \
-    --egdb-pieces "$pieces" --json > "$out/$solver.jsonl" || true
+    --egdb-pieces "$pieces" --json > "$out/$solver.jsonl" || status=1
 done
 python3 - "$out" "$secs" "$pieces" <<'PY'
 import json, sys, os
@@ -43,3 +45,4 @@ for s, (n, exact, nodes, ms) in totals.items():
     print(f"# {s}: {exact}/{n} exact, {nodes} nodes, {ms / 1000:.1f} s, {nps / 1e6:.2f} M nodes/s")
 PY
 rm -rf "$out"
+exit "$status"

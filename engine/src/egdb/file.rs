@@ -409,16 +409,6 @@ impl Arena {
             ranges,
         })
     }
-
-    /// Bytes held.
-    pub fn len(&self) -> usize {
-        self.map.len()
-    }
-
-    /// Whether no file is held.
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
-    }
 }
 
 /// Maps `file` read-only.

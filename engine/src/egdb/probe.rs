@@ -52,13 +52,9 @@ impl Egdb {
     /// an error naming it. A missing folder is an error; a folder without
     /// files gives an empty database.
     pub fn open(dir: &Path) -> Result<Egdb, EgdbError> {
-        fs_check_dir(dir)?;
         let mut db = Egdb::empty(dir);
-        for s in all_slices(MAX_PIECES) {
-            let path = dir.join(s.file_name());
-            if path.exists() {
-                db.add(SliceFile::open(&path, s)?);
-            }
+        for (s, path) in present_files(dir)? {
+            db.insert(SliceFile::open(&path, s)?);
         }
         db.update_max_pieces();
         Ok(db)
@@ -69,17 +65,12 @@ impl Egdb {
     /// of mapping them: random probes then miss the TLB far less often.
     /// Costs the files' size in RAM and the time to read them.
     pub fn open_in_memory(dir: &Path) -> Result<Egdb, EgdbError> {
-        fs_check_dir(dir)?;
-        let mut db = Egdb::empty(dir);
-        let found: Vec<(SliceKey, PathBuf)> = all_slices(MAX_PIECES)
-            .into_iter()
-            .map(|s| (s, dir.join(s.file_name())))
-            .filter(|(_, p)| p.exists())
-            .collect();
+        let found = present_files(dir)?;
         let paths: Vec<PathBuf> = found.iter().map(|(_, p)| p.clone()).collect();
         let arena = Arena::load(&paths)?;
+        let mut db = Egdb::empty(dir);
         for (i, (s, p)) in found.into_iter().enumerate() {
-            db.add(SliceFile::from_arena(&arena, i, &p, s)?);
+            db.insert(SliceFile::from_arena(&arena, i, &p, s)?);
         }
         db.update_max_pieces();
         Ok(db)
@@ -87,18 +78,28 @@ impl Egdb {
 
     /// Adds an opened slice (replacing one with the same name).
     pub fn add(&mut self, file: SliceFile) {
+        self.insert(file);
+        self.update_max_pieces();
+    }
+
+    /// Adds a slice without recomputing [`Egdb::max_pieces`] (the opens
+    /// do that once, after the last file).
+    fn insert(&mut self, file: SliceFile) {
         let slice = file.header().slice;
-        let n = if let Some(i) = self.slices.iter().position(|f| f.header().slice == slice) {
-            self.slices[i] = file;
-            i
-        } else {
-            self.slices.push(file);
-            self.slices.len() - 1
+        let n = match self.lookup[slice.canonical().id()] {
+            NO_TABLE => {
+                self.slices.push(file);
+                self.slices.len() - 1
+            }
+            x => {
+                let i = (x >> 1) as usize;
+                self.slices[i] = file;
+                i
+            }
         };
         for (t, key) in slice.tables().into_iter().enumerate() {
             self.lookup[key.id()] = (n as u32) << 1 | t as u32;
         }
-        self.update_max_pieces();
     }
 
     fn update_max_pieces(&mut self) {
@@ -240,6 +241,16 @@ impl Oracle for Egdb {
     fn probe(&self, pos: &Position) -> Option<Value> {
         self.probe_value(pos)
     }
+}
+
+/// The slice files present in `dir` (an error if `dir` is not a folder).
+fn present_files(dir: &Path) -> Result<Vec<(SliceKey, PathBuf)>, EgdbError> {
+    fs_check_dir(dir)?;
+    Ok(all_slices(MAX_PIECES)
+        .into_iter()
+        .map(|s| (s, dir.join(s.file_name())))
+        .filter(|(_, p)| p.exists())
+        .collect())
 }
 
 fn fs_check_dir(dir: &Path) -> Result<(), EgdbError> {

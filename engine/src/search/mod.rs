@@ -534,7 +534,7 @@ impl Searcher {
                 // alpha-beta does not search again, and its line is then cut
                 // after the move.
                 let hi = if self.options.pvs {
-                    beta.min(alpha + 1)
+                    alpha + 1
                 } else {
                     self.pv_len[1] = 0;
                     beta
@@ -915,7 +915,7 @@ impl Searcher {
                 // alpha-beta does not search again, and its line is then cut
                 // after the move.
                 let hi = if self.options.pvs {
-                    beta.min(alpha + 1)
+                    alpha + 1
                 } else {
                     self.pv_len[ply + 1] = 0;
                     beta
