@@ -7,7 +7,7 @@ use crate::dfpn::{Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status};
-use crate::tree::{extract, ExtractError, ProofSearch};
+use crate::tree::{extract, DfpnThenAb, ExtractError};
 use crate::verify::{verify, VerifyError, VerifyReport};
 use engine::notation::fen::to_fen;
 use engine::{Move, Position, Value};
@@ -166,6 +166,10 @@ pub enum SolveError {
     },
 }
 
+/// Node budget of one alpha-beta call while extracting a df-pn proof: a
+/// position alpha-beta cannot settle quickly goes back to df-pn.
+const EXTRACT_AB_NODES: u64 = 200_000;
+
 /// Answers `opts.ask` for `root` with `leaves`.
 pub fn solve(
     root: Position,
@@ -190,16 +194,14 @@ fn solve_here(
 ) -> Result<SolveReport, SolveError> {
     let start = Instant::now();
     let deadline = opts.time.map(|d| start + d);
-    let mut ab = AlphaBeta::new(
-        leaves,
-        AbConfig {
-            max_nodes: opts.max_nodes,
-            deadline,
-            stop: opts.stop,
-            table_entries: opts.table_entries,
-            ..AbConfig::default()
-        },
-    );
+    let ab_cfg = AbConfig {
+        max_nodes: opts.max_nodes,
+        deadline,
+        stop: opts.stop,
+        table_entries: opts.table_entries,
+        ..AbConfig::default()
+    };
+    let mut ab = AlphaBeta::new(leaves, ab_cfg);
     let mut df = Dfpn::new(
         leaves,
         DfpnConfig {
@@ -268,15 +270,30 @@ fn solve_here(
             // has taken so far (at least 10 s), past --time.
             let t0 = Instant::now();
             let grace = deadline.map(|_| t0 + start.elapsed().max(Duration::from_secs(10)));
-            let search: &mut dyn ProofSearch = if who == "ab" {
+            let tree = if who == "ab" {
                 ab.set_deadline(grace);
-                &mut ab
+                extract(&mut ab, leaves, root, question, opts.max_proof_nodes)
             } else {
-                df.set_deadline(grace);
-                &mut df
+                // The combined search first, with half the grace; df-pn
+                // alone (whose table settled the question) after it.
+                let half = grace.map(|g| t0 + (g - t0) / 2);
+                df.set_deadline(half);
+                ab.set_config(AbConfig {
+                    max_nodes: EXTRACT_AB_NODES.min(opts.max_nodes),
+                    deadline: half,
+                    ..ab_cfg
+                });
+                let mut both = DfpnThenAb {
+                    dfpn: &mut df,
+                    ab: &mut ab,
+                };
+                let first = extract(&mut both, leaves, root, question, opts.max_proof_nodes);
+                first.or_else(|_| {
+                    df.set_deadline(grace);
+                    extract(&mut df, leaves, root, question, opts.max_proof_nodes)
+                })
             };
-            let tree = extract(search, leaves, root, question, opts.max_proof_nodes);
-            ab.set_deadline(deadline);
+            ab.set_config(ab_cfg);
             df.set_deadline(deadline);
             let tree = tree.map_err(|why| SolveError::Extract {
                 fen: to_fen(&root),

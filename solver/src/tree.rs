@@ -53,6 +53,40 @@ impl ProofSearch for Dfpn<'_> {
     }
 }
 
+/// A df-pn search's table consulted first, then an alpha-beta prover for
+/// every position the table does not settle plainly, then df-pn again
+/// for what alpha-beta leaves open (give the prover a small node budget
+/// per call, [`AlphaBeta::set_config`]). df-pn finds proofs
+/// where alpha-beta runs out of budget, but re-proving the positions its
+/// table could not keep (results relying on a repetition of the path)
+/// with df-pn gives long, wide trees; alpha-beta's iterative deepening
+/// finds the shallow ones.
+pub struct DfpnThenAb<'s, 'a> {
+    /// The search that settled the question.
+    pub dfpn: &'s mut Dfpn<'a>,
+    /// The prover asked about everything else.
+    pub ab: &'s mut AlphaBeta<'a>,
+}
+
+impl ProofSearch for DfpnThenAb<'_, '_> {
+    fn status(&mut self, pos: &Position, t: Value, prover: Color, path: &[Position]) -> Res {
+        if let Some(s) = self.dfpn.proved(pos, t) {
+            return Res::plain(s);
+        }
+        let r = self.ab.status(pos, t, prover, path);
+        if r.status != Status::Unknown {
+            return r;
+        }
+        self.dfpn.status(pos, t, prover, path)
+    }
+    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+        if self.dfpn.proved(pos, t).is_some() {
+            return self.dfpn.best_move(pos, t);
+        }
+        self.ab.hint(pos, t).or_else(|| self.dfpn.best_move(pos, t))
+    }
+}
+
 /// Why no proof tree came out.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ExtractError {

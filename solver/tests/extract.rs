@@ -1,0 +1,126 @@
+//! Proof extraction after df-pn: from df-pn's own table alone, and with
+//! an alpha-beta prover asked about the positions the table does not
+//! settle plainly (results that relied on a repetition of the path).
+//! Both trees must pass the independent verifier; the combined one is the
+//! one `solve` tries first, and it must not be larger in total.
+
+use engine::notation::fen::parse_fen;
+use engine::{NoOracle, Value};
+use proofdb::outcome::NoResults;
+use proofdb::{ProofTree, Question};
+use solver::dfpn::{Dfpn, DfpnConfig};
+use solver::prover::{AbConfig, AlphaBeta};
+use solver::question::proved_question;
+use solver::tree::{extract, DfpnThenAb, ExtractError};
+use solver::verify::verify;
+use solver::Leaves;
+
+/// King endings without databases, with the questions df-pn settles
+/// quickly there; their proofs loop (a draw held by shuttling kings).
+const CASES: [(&str, Value); 3] = [
+    ("W:WK18:BK29,K30", Value::Win),
+    ("W:WK22,K23,K24:BK31,K32", Value::Win),
+    ("W:WK22,K23,K24:BK31,K32", Value::Draw),
+];
+
+/// Proves `fen` at threshold `t` with df-pn, then extracts its proof with
+/// df-pn alone and with df-pn then alpha-beta (`ab_nodes` per call).
+fn trees(
+    fen: &str,
+    t: Value,
+    ab_nodes: u64,
+) -> Option<(
+    Result<ProofTree, ExtractError>,
+    Result<ProofTree, ExtractError>,
+)> {
+    let root = parse_fen(fen).unwrap();
+    let leaves = Leaves::new(&NoOracle, &NoResults);
+    let mut df = Dfpn::new(
+        leaves,
+        DfpnConfig {
+            max_nodes: 200_000,
+            ..DfpnConfig::default()
+        },
+    );
+    let status = df.prove(root, t, &[]).res.status;
+    let q: Question = proved_question(t, status)?;
+    let alone = extract(&mut df, leaves, root, q, 1_000_000);
+    let mut ab = AlphaBeta::new(
+        leaves,
+        AbConfig {
+            max_nodes: ab_nodes,
+            ..AbConfig::default()
+        },
+    );
+    let mut both = DfpnThenAb {
+        dfpn: &mut df,
+        ab: &mut ab,
+    };
+    let combined = extract(&mut both, leaves, root, q, 1_000_000);
+    Some((alone, combined))
+}
+
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(s, f)
+            .unwrap()
+            .join()
+            .unwrap()
+    })
+}
+
+#[test]
+fn combined_extraction_is_verified_and_not_larger() {
+    on_big_stack(|| {
+        let (mut alone_total, mut combined_total, mut proofs) = (0, 0, 0);
+        for (fen, t) in CASES {
+            {
+                let (alone, combined) =
+                    trees(fen, t, 1_000_000).expect("df-pn settles the question");
+                let alone = alone.expect("df-pn extracts its own proof");
+                let combined = combined.expect("the combined extraction succeeds");
+                for tree in [&alone, &combined] {
+                    verify(tree, &NoOracle, &NoResults)
+                        .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+                }
+                eprintln!(
+                    "{fen} t={t}: df-pn alone {} nodes, combined {}",
+                    alone.nodes.len(),
+                    combined.nodes.len()
+                );
+                alone_total += alone.nodes.len();
+                combined_total += combined.nodes.len();
+                proofs += 1;
+            }
+        }
+        assert_eq!(proofs, CASES.len(), "only {proofs} questions settled");
+        assert!(
+            combined_total <= alone_total,
+            "combined {combined_total} nodes, df-pn alone {alone_total}"
+        );
+    });
+}
+
+/// With an alpha-beta budget too small to prove anything, the combined
+/// extraction may fail, but never with a tree the verifier rejects; df-pn
+/// alone still gives its proof (what `solve` falls back to).
+#[test]
+fn a_starved_alpha_beta_never_yields_a_bad_tree() {
+    on_big_stack(|| {
+        for (fen, t) in CASES {
+            {
+                let Some((alone, combined)) = trees(fen, t, 1) else {
+                    continue;
+                };
+                let alone = alone.expect("df-pn extracts its own proof");
+                assert!(verify(&alone, &NoOracle, &NoResults).is_ok());
+                if let Ok(tree) = combined {
+                    verify(&tree, &NoOracle, &NoResults)
+                        .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+                }
+            }
+        }
+    });
+}
