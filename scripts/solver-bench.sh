@@ -10,8 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
 pieces=${EGDB_PIECES:-5}
-cargo build --release --quiet
-bin=./target/release/checkers
+# CHECKERS_BIN: a binary to use instead of building this checkout's.
+bin=${CHECKERS_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release --quiet
+  bin=./target/release/checkers
+fi
 out=$(mktemp -d)
 status=0
 for solver in ab dfpn; do

@@ -214,13 +214,30 @@ fn solve_here(
     );
     let mut runs = Vec::new();
     let mut proofs = Vec::new();
+    // With a time limit, each question gets a share of what is left (the
+    // first of two questions half of it) and, with both solvers,
+    // alpha-beta half of its question's share, df-pn the rest: a solver
+    // or question that cannot finish does not starve the other.
+    let share = |until: Option<Instant>, part: u32| {
+        until.map(|u| {
+            let now = Instant::now();
+            now + u.saturating_duration_since(now) / part
+        })
+    };
     let mut ask = |t: Value,
+                   until: Option<Instant>,
                    runs: &mut Vec<QuestionRun>,
                    proofs: &mut Vec<VerifiedProof>|
      -> Result<(Status, Option<Move>), SolveError> {
         let mut results: Vec<(&'static str, Status)> = Vec::new();
         let mut best = None;
         if matches!(opts.solver, SolverKind::Ab | SolverKind::Both) {
+            let part = if opts.solver == SolverKind::Both {
+                2
+            } else {
+                1
+            };
+            ab.set_deadline(share(until, part));
             let (n0, t0) = (ab.nodes(), Instant::now());
             let o = ab.prove(root, t, None, &[]);
             runs.push(QuestionRun {
@@ -235,6 +252,7 @@ fn solve_here(
             best = best.or(o.best.filter(|_| o.res.status != Status::Unknown));
         }
         if matches!(opts.solver, SolverKind::Dfpn | SolverKind::Both) {
+            df.set_deadline(until);
             let (n0, t0) = (df.nodes(), Instant::now());
             let o = df.prove(root, t, &[]);
             runs.push(QuestionRun {
@@ -326,7 +344,7 @@ fn solve_here(
     let mut best_move = None;
     match opts.ask {
         Ask::Win => {
-            let (s, b) = ask(Value::Win, &mut runs, &mut proofs)?;
+            let (s, b) = ask(Value::Win, deadline, &mut runs, &mut proofs)?;
             outcome = match s {
                 Status::Success => Some(Outcome::Exact(Value::Win)),
                 Status::Failure => Some(Outcome::AtMostDraw),
@@ -337,7 +355,7 @@ fn solve_here(
             }
         }
         Ask::Draw => {
-            let (s, b) = ask(Value::Draw, &mut runs, &mut proofs)?;
+            let (s, b) = ask(Value::Draw, deadline, &mut runs, &mut proofs)?;
             outcome = match s {
                 Status::Success => Some(Outcome::AtLeastDraw),
                 Status::Failure => Some(Outcome::Exact(Value::Loss)),
@@ -348,12 +366,12 @@ fn solve_here(
             }
         }
         Ask::Value => {
-            let (w, bw) = ask(Value::Win, &mut runs, &mut proofs)?;
+            let (w, bw) = ask(Value::Win, share(deadline, 2), &mut runs, &mut proofs)?;
             if w == Status::Success {
                 outcome = Some(Outcome::Exact(Value::Win));
                 best_move = bw;
             } else {
-                let (d, bd) = ask(Value::Draw, &mut runs, &mut proofs)?;
+                let (d, bd) = ask(Value::Draw, deadline, &mut runs, &mut proofs)?;
                 if d == Status::Success {
                     best_move = bd;
                 }

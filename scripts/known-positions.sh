@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Known positions (../shared/data/known-positions.tsv) solved from the rules
+# with both solvers, each position with endgame databases SMALLER than
+# itself where that is possible: a position of p pieces uses the databases
+# up to min(p - 1, EGDB_PIECES) pieces (default 6; built on first use).
+# Proofs are extracted and checked by the independent verifier. Prints one
+# row per position (wanted value, result, nodes, time, proof size) and a
+# summary; exits non-zero when a result contradicts the known value or a
+# line fails.
+#
+#   scripts/known-positions.sh [SECS-PER-POSITION] [MIN-PIECES]
+#
+# MIN-PIECES (default 5) skips the smaller positions, which the databases
+# answer directly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-30}
+min=${2:-5}
+top=${EGDB_PIECES:-6}
+tsv=${KNOWN_TSV:-../shared/data/known-positions.tsv}
+# CHECKERS_BIN: a binary to use instead of building this checkout's.
+bin=${CHECKERS_BIN:-}
+if [ -z "$bin" ]; then
+  cargo build --release --quiet
+  bin=./target/release/checkers
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+"$bin" egdb build --pieces "$top" >&2
+status=0
+# One batch per database size.
+for dbp in $(seq 2 "$top"); do
+  awk -F'\t' -v dbp="$dbp" -v top="$top" -v min="$min" '
+    /^#/ || $1 == "pieces" { next }
+    { p = $1 + 0; d = (p - 1 < top) ? p - 1 : top;
+      if (p >= min && d == dbp) print $2 "\t" $3 }' "$tsv" > "$out/want-$dbp.tsv"
+  if [ ! -s "$out/want-$dbp.tsv" ]; then rm "$out/want-$dbp.tsv"; continue; fi
+  cut -f1 "$out/want-$dbp.tsv" > "$out/fens-$dbp"
+  "$bin" solve --batch "$out/fens-$dbp" --solver both --egdb-pieces "$dbp" --time "$secs" \
+    --json > "$out/got-$dbp.jsonl" || status=1
+done
+python3 - "$out" "$secs" <<'PY' || status=1
+import json, os, sys
+out, secs = sys.argv[1], sys.argv[2]
+order = ["loss", "draw", "win"]
+span = {"win": ("win", "win"), "draw": ("draw", "draw"), "loss": ("loss", "loss"),
+        ">=draw": ("draw", "win"), "<=draw": ("loss", "draw"), None: ("loss", "win")}
+print(f"# known positions: both solvers, {secs} s each, databases smaller than the position")
+print(f"{'pcs':>3} {'db':>2}  {'fen':<46} {'want':<5} {'got':<7} {'nodes':>11} {'ms':>7} {'proof':>7}")
+exact = total = wrong = errors = 0
+for name in sorted(os.listdir(out)):
+    if not name.startswith("want-"):
+        continue
+    dbp = name[5:-4]
+    want = [l.rstrip("\n").split("\t") for l in open(os.path.join(out, name))]
+    got = [json.loads(l) for l in open(os.path.join(out, f"got-{dbp}.jsonl"))]
+    for (fen, w), r in zip(want, got):
+        total += 1
+        pcs = sum(1 for c in fen.split(":")[1:] for s in c[1:].split(",") if s)
+        if "error" in r:
+            errors += 1
+            print(f"{pcs:>3} {dbp:>2}  {fen:<46} {w:<5} error: {r['error']}")
+            continue
+        res = r["result"]
+        lo, hi = span[res]
+        bad = not (order.index(lo) <= order.index(w) <= order.index(hi))
+        wrong += bad
+        exact += res == w
+        size = sum(p["nodes"] for p in r["proofs"])
+        ok = all(p["verified"] for p in r["proofs"])
+        print(f"{pcs:>3} {dbp:>2}  {fen:<46} {w:<5} {res or '-':<7} {r['nodes']:>11} "
+              f"{r['millis']:>7} {size:>7}{'' if ok else ' UNVERIFIED'}{' WRONG' if bad else ''}")
+print(f"# {exact}/{total} exact, {wrong} contradicting the known value, {errors} failed lines")
+sys.exit(1 if wrong else 0)
+PY
+exit "$status"
