@@ -366,7 +366,7 @@ impl<'a> Dfpn<'a> {
             // delta reaches its threshold; its delta until it passes the
             // second-best sibling (times 1+epsilon) or this node's phi
             // threshold.
-            let child_th_phi = if th_delta >= INF {
+            let child_th_phi = if th_delta == INF {
                 INF
             } else {
                 (th_delta - pn.delta).saturating_add(cv.phi).min(BIG)
@@ -467,7 +467,7 @@ impl<'a> Dfpn<'a> {
                     c1 = i;
                 }
             }
-            delta = if v.phi >= INF {
+            delta = if v.phi == INF {
                 INF
             } else {
                 delta.saturating_add(v.phi).min(BIG)
