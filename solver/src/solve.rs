@@ -292,27 +292,23 @@ fn solve_here(
                 ab.set_deadline(grace);
                 extract(&mut ab, leaves, root, question, opts.max_proof_nodes)
             } else {
-                // The combined search first, with half the grace; df-pn
-                // alone (whose table settled the question) after it.
-                let half = grace.map(|g| t0 + (g - t0) / 2);
-                df.set_deadline(half);
+                // df-pn's table, then alpha-beta on a small budget, then
+                // df-pn again for what alpha-beta leaves open.
+                df.set_deadline(grace);
                 ab.set_config(AbConfig {
                     max_nodes: EXTRACT_AB_NODES.min(opts.max_nodes),
-                    deadline: half,
+                    deadline: grace,
                     ..ab_cfg
                 });
                 let mut both = DfpnThenAb {
                     dfpn: &mut df,
                     ab: &mut ab,
                 };
-                let first = extract(&mut both, leaves, root, question, opts.max_proof_nodes);
-                first.or_else(|_| {
-                    df.set_deadline(grace);
-                    extract(&mut df, leaves, root, question, opts.max_proof_nodes)
-                })
+                extract(&mut both, leaves, root, question, opts.max_proof_nodes)
             };
+            // The next question sets its own deadlines; the node budget
+            // comes back here.
             ab.set_config(ab_cfg);
-            df.set_deadline(deadline);
             let tree = tree.map_err(|why| SolveError::Extract {
                 fen: to_fen(&root),
                 why,

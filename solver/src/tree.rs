@@ -77,7 +77,7 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
         if r.status != Status::Unknown {
             return r;
         }
-        self.dfpn.status(pos, t, prover, path)
+        self.dfpn.prove(*pos, t, path).res
     }
     fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
         if self.dfpn.proved(pos, t).is_some() {
