@@ -411,3 +411,43 @@ fn a_piece_limit_hides_the_larger_slices() {
     );
     assert!(db.probe(&three).is_some());
 }
+
+#[test]
+fn probing_many_positions_at_once_answers_as_one_at_a_time() {
+    let mut db = Egdb::open(db().dir()).expect("reopen");
+    let mut all = Vec::new();
+    enumerate(PIECES, &mut all);
+    // Both sides to move, and positions past the databases.
+    let mut ps = vec![
+        Position::initial(),
+        parse_fen("B:W28,29,K30:B1,K3").unwrap(),
+        parse_fen("B:W18,21,K30:B14,K3").unwrap(),
+    ];
+    ps.extend(all.iter().step_by(7).copied());
+    ps.extend(all.iter().step_by(11).map(|p| p.with_side(Color::White)));
+    let check = |db: &Egdb| {
+        // An odd length, so the last group is partial.
+        let ps = &ps[..ps.len() / 2 * 2 - 1];
+        let mut out = vec![Some(Value::Draw); ps.len()];
+        db.probe_many(ps, &mut out);
+        let (mut stored, mut none) = (0, 0);
+        for (p, v) in ps.iter().zip(&out) {
+            assert_eq!(*v, db.probe(p), "{p:?}");
+            stored += (v.is_some() && !p.has_capture()) as u32;
+            none += v.is_none() as u32;
+        }
+        (stored, none)
+    };
+    let (stored, none) = check(&db);
+    assert!(
+        stored > 1000 && none >= 2,
+        "{stored} stored, {none} unanswered"
+    );
+    db.limit_pieces(3);
+    let (_, none3) = check(&db);
+    assert!(none3 > none, "the limit hides the 4-piece slices");
+    // A shorter output: only that many positions are probed.
+    let mut out = vec![None; 3];
+    db.probe_many(&ps, &mut out);
+    assert_eq!(out, ps[..3].iter().map(|p| db.probe(p)).collect::<Vec<_>>());
+}

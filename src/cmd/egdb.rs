@@ -647,31 +647,45 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         }
         positions.push(if rnd() & 1 == 1 { p.flipped() } else { p });
     }
-    let mut best = f64::INFINITY;
-    let mut wins = 0;
-    for _ in 0..a.repeat.max(1) {
-        let t = Instant::now();
-        let mut w = 0u64;
-        for p in &positions {
-            match db.probe(p) {
-                Some(engine::Value::Win) => w += 1,
-                Some(_) => {}
-                None => anyhow::bail!("no value for {p:?}"),
+    // One probe at a time, then the same positions with `probe_many`.
+    let mut out = vec![None; positions.len()];
+    for batched in [false, true] {
+        let mut best = f64::INFINITY;
+        let mut wins = 0;
+        for _ in 0..a.repeat.max(1) {
+            let t = Instant::now();
+            if batched {
+                db.probe_many(&positions, &mut out);
+            } else {
+                for (p, o) in positions.iter().zip(out.iter_mut()) {
+                    *o = db.probe(p);
+                }
             }
+            best = best.min(t.elapsed().as_secs_f64());
+            if let Some(i) = out.iter().position(|v| v.is_none()) {
+                anyhow::bail!("no value for {:?}", positions[i]);
+            }
+            wins = out
+                .iter()
+                .filter(|v| **v == Some(engine::Value::Win))
+                .count();
         }
-        best = best.min(t.elapsed().as_secs_f64());
-        wins = w;
+        println!(
+            "{} random positions of 2-{} pieces without capture ({} wins), {}: {:.1} million \
+             probes/s, one thread, best of {} passes ({:.0} ns/probe)",
+            positions.len(),
+            a.pieces,
+            wins,
+            if batched {
+                "probe_many (groups of positions, memory reads overlapped)"
+            } else {
+                "one probe at a time"
+            },
+            positions.len() as f64 / best / 1e6,
+            a.repeat.max(1),
+            best * 1e9 / positions.len() as f64
+        );
     }
-    println!(
-        "{} random positions of 2-{} pieces without capture ({} wins): {:.1} million probes/s, \
-         one thread, best of {} passes ({:.0} ns/probe)",
-        positions.len(),
-        a.pieces,
-        wins,
-        positions.len() as f64 / best / 1e6,
-        a.repeat.max(1),
-        best * 1e9 / positions.len() as f64
-    );
     // The buffer is as large as the files the probes read (capped at
     // 1 GiB: past the caches and the TLB reach, size no longer matters).
     let bytes: u64 = db

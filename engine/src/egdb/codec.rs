@@ -220,20 +220,79 @@ pub fn decode_tokens_at(block: &[u8], offset: usize) -> Option<u8> {
     decode_tokens_from(block, 0, offset)
 }
 
+/// Bytes of a `u64` all set to one: `L * b` repeats byte `b`.
+const L: u64 = 0x0101_0101_0101_0101;
+/// The high bit of every byte.
+const H: u64 = 0x8080_8080_8080_8080;
+/// The low seven bits of every byte.
+const M7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// The high bit of each byte of `x` set when that byte exceeds `n`
+/// (`n <= 127`), others clear: the low seven bits plus `127 - n` reach
+/// the high bit exactly when they exceed `n`, and a byte with its own high
+/// bit set exceeds `n` anyway. No carry crosses a byte.
+#[inline(always)]
+const fn bytes_above(x: u64, n: u64) -> u64 {
+    (((x & M7) + L * (127 - n)) | x) & H
+}
+
+/// The high bit of each byte of `x` that is a run token (`>= BINARY`),
+/// others clear: a byte of 128 or more whose low seven bits exceed
+/// `BINARY - 129`.
+#[inline(always)]
+const fn run_bytes(x: u64) -> u64 {
+    x & ((x & M7) + L * (127 - (BINARY as u64 - 129))) & H
+}
+
 /// [`decode_tokens_at`] for tokens whose first one starts at position
 /// `pos` of the block.
+///
+/// Eight tokens at a time: a group without a run token (only four- and
+/// five-position literals) spans `32 +` its number of binary literals,
+/// counted with word-wide byte comparisons; the token holding the offset
+/// is found in the group from the prefix sums of its spans (one multiply).
+/// A group holding a run is scanned token by token.
 #[inline(always)]
 fn decode_tokens_from(block: &[u8], mut pos: usize, offset: usize) -> Option<u8> {
-    // Eight tokens at a time while the offset lies beyond them: eight
-    // independent lookups and one branch instead of eight.
     let mut chunks = block.chunks_exact(8);
     let mut start = 0;
     for c in &mut chunks {
-        let span: usize = c.iter().map(|&t| TOKEN_SPAN[t as usize] as usize).sum();
-        if offset < pos + span {
-            break;
+        let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if run_bytes(x) == 0 {
+            // Spans 4 or 5 (one more for a binary literal, byte > 80).
+            let fives = bytes_above(x, TERNARY as u64 - 1) >> 7;
+            let span = 32 + fives.count_ones() as usize;
+            if offset >= pos + span {
+                pos += span;
+                start += 8;
+                continue;
+            }
+            let d = (offset - pos) as u64;
+            // Byte j of `ends`: the positions covered by tokens 0..=j
+            // (at most 40, so no byte carries). The token holding `d` is
+            // the first whose end exceeds it.
+            let ends = (L * 4 + fives).wrapping_mul(L);
+            let k = 8 - (bytes_above(ends, d).count_ones() as usize);
+            let begin = if k == 0 {
+                0
+            } else {
+                (ends >> (8 * (k - 1))) & 0xFF
+            };
+            let t = c[k];
+            return Some(TOKEN_VALUES[t as usize][(d - begin) as usize]);
         }
-        pos += span;
+        // A run among these eight: one token at a time.
+        for &t in c {
+            let span = TOKEN_SPAN[t as usize] as usize;
+            if span == 0 {
+                return None;
+            }
+            if offset < pos + span {
+                let k = (offset - pos).min(4);
+                return Some(TOKEN_VALUES[t as usize][k]);
+            }
+            pos += span;
+        }
         start += 8;
     }
     for &t in &block[start..] {
@@ -288,7 +347,8 @@ fn checkpoints(len: usize) -> usize {
 /// of `len` bytes with `k` checkpoints.
 #[inline(always)]
 fn checkpoint_byte(len: usize, k: usize, j: usize) -> usize {
-    2 * k + j * (len - 2 * k) / (k + 1)
+    // In 32 bits (a block is far smaller): a faster division.
+    2 * k + (j as u32 * (len - 2 * k) as u32 / (k + 1) as u32) as usize
 }
 
 /// Appends the encoding of one block of `values` (codes 0-3, at most
@@ -321,18 +381,24 @@ pub fn encode_block(values: &[u8], out: &mut Vec<u8>) {
 
 /// The value at `offset` of an encoded block, or `None` if the block is
 /// malformed. Never panics.
-#[inline]
+#[inline(always)]
 pub fn decode_at(block: &[u8], offset: usize) -> Option<u8> {
     let len = block.len();
     let k = checkpoints(len);
-    let (mut from, mut pos) = (2 * k, 0usize);
-    for j in 1..=k {
-        let c = u16::from_le_bytes([*block.get(2 * j - 2)?, *block.get(2 * j - 1)?]) as usize;
+    // The last checkpoint not past `offset` (one division, at the end).
+    let (mut last, mut pos) = (0, 0usize);
+    for (j, c) in block.get(..2 * k)?.chunks_exact(2).enumerate() {
+        let c = u16::from_le_bytes([c[0], c[1]]) as usize;
         if c > offset {
             break;
         }
-        (from, pos) = (checkpoint_byte(len, k, j), c);
+        (last, pos) = (j + 1, c);
     }
+    let from = if last == 0 {
+        2 * k
+    } else {
+        checkpoint_byte(len, k, last)
+    };
     decode_tokens_from(block.get(from..)?, pos, offset)
 }
 
@@ -457,6 +523,47 @@ mod tests {
                     .collect();
                 check(&v);
             }
+        }
+    }
+
+    /// Stretches of two-value noise (binary literals), three-value noise
+    /// (ternary literals) and runs, so that the eight-token groups hold
+    /// every mix of spans: each offset decodes as the whole block does.
+    #[test]
+    fn mixed_literal_and_run_blocks_decode_at_every_offset() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..40 {
+            let mut v = Vec::new();
+            while v.len() < 4096 {
+                let len = 1 + (rnd() % 60) as usize;
+                let kind = rnd() % 4;
+                let (a, b) = (
+                    [LOSS, LOSS, DRAW][(rnd() % 3) as usize],
+                    [DRAW, WIN, WIN][(rnd() % 3) as usize],
+                );
+                for _ in 0..len {
+                    v.push(match kind {
+                        0 => (rnd() % 3) as u8,
+                        1 => {
+                            if rnd() & 1 == 0 {
+                                a
+                            } else {
+                                b
+                            }
+                        }
+                        2 => a,
+                        _ => DONT_CARE,
+                    });
+                }
+            }
+            v.truncate(4096);
+            check(&v);
         }
     }
 

@@ -425,6 +425,18 @@ fn map_readonly(file: &File) -> std::io::Result<Mmap> {
     unsafe { Mmap::map(file) }
 }
 
+/// Where one position's value is stored in a file: from
+/// [`SliceFile::locate`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockSpot {
+    /// First byte of the block in the file image.
+    pub start: usize,
+    /// End of the block.
+    pub end: usize,
+    /// The position's offset in the block.
+    pub offset: u16,
+}
+
 /// An opened, checked slice file.
 pub struct SliceFile {
     path: PathBuf,
@@ -625,19 +637,44 @@ impl SliceFile {
 
     /// The stored value code of position `idx` of table `table` (capture
     /// positions give an arbitrary value), or `None` for a malformed block.
-    #[inline]
+    #[inline(always)]
     pub fn value(&self, table: usize, idx: u64) -> Option<u8> {
+        self.value_at(self.locate(table, idx)?)
+    }
+
+    /// Where the value of position `idx` of table `table` is stored: its
+    /// block's byte range in the file image and its offset in the block
+    /// (`None` when `idx` is past the table). Reads the block index only,
+    /// so that a batch of probes can have all their blocks' first bytes
+    /// read ([`SliceFile::touch`]) before any is decoded.
+    #[inline(always)]
+    pub fn locate(&self, table: usize, idx: u64) -> Option<BlockSpot> {
         // Every opened file has BLOCK_POSITIONS (a power of two) per block.
         const SHIFT: u32 = BLOCK_POSITIONS.trailing_zeros();
-        if idx >= self.header.sizes[table] {
+        if idx >= *self.header.sizes.get(table)? {
             return None;
         }
         let b = self.bytes.as_slice();
         let blk = (self.first_block[table] + (idx >> SHIFT)) as usize;
-        let lo = bound(b, self.groups, blk) as usize;
-        let hi = bound(b, self.groups, blk + 1) as usize;
-        let block = b.get(self.data_start + lo..self.data_start + hi)?;
-        codec::decode_at(block, (idx & (BLOCK_POSITIONS as u64 - 1)) as usize)
+        Some(BlockSpot {
+            start: self.data_start + bound(b, self.groups, blk) as usize,
+            end: self.data_start + bound(b, self.groups, blk + 1) as usize,
+            offset: (idx & (BLOCK_POSITIONS as u64 - 1)) as u16,
+        })
+    }
+
+    /// The first byte of a located block (0 for an empty one): reading it
+    /// brings the block into the cache.
+    #[inline(always)]
+    pub fn touch(&self, spot: &BlockSpot) -> u8 {
+        self.bytes.as_slice().get(spot.start).copied().unwrap_or(0)
+    }
+
+    /// The value code at a located block, or `None` for a malformed block.
+    #[inline(always)]
+    pub fn value_at(&self, spot: BlockSpot) -> Option<u8> {
+        let block = self.bytes.as_slice().get(spot.start..spot.end)?;
+        codec::decode_at(block, spot.offset as usize)
     }
 
     /// Decodes every block of table `table`, checking that each is well
