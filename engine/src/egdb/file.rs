@@ -437,6 +437,54 @@ pub struct BlockSpot {
     pub offset: u16,
 }
 
+impl BlockSpot {
+    /// The first byte of the block in `image` (0 for an empty block):
+    /// reading it brings the block into the cache, so that a batch of
+    /// probes can have all their blocks read before any is decoded.
+    #[inline(always)]
+    pub fn touch(&self, image: &[u8]) -> u8 {
+        image.get(self.start).copied().unwrap_or(0)
+    }
+
+    /// The value code stored here in `image` (the file image the spot was
+    /// located in), or `None` for a malformed block.
+    #[inline(always)]
+    pub fn value(&self, image: &[u8]) -> Option<u8> {
+        codec::decode_at(image.get(self.start..self.end)?, self.offset as usize)
+    }
+}
+
+/// Where the blocks of one table lie in its file image: all a probe needs
+/// besides the image, small enough to keep beside the table's index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockLayout {
+    first_block: u64,
+    size: u64,
+    data_start: usize,
+    groups: usize,
+}
+
+impl BlockLayout {
+    /// Where position `idx` is stored in `image` (the image of the file
+    /// this layout came from; `None` when `idx` is past the table). Reads
+    /// the block index only.
+    #[inline(always)]
+    pub fn locate(&self, image: &[u8], idx: u64) -> Option<BlockSpot> {
+        // Every opened file has BLOCK_POSITIONS (a power of two) per block.
+        const SHIFT: u32 = BLOCK_POSITIONS.trailing_zeros();
+        // The block index lies before `data_start`.
+        if idx >= self.size || image.len() < self.data_start {
+            return None;
+        }
+        let blk = (self.first_block + (idx >> SHIFT)) as usize;
+        Some(BlockSpot {
+            start: self.data_start + bound(image, self.groups, blk) as usize,
+            end: self.data_start + bound(image, self.groups, blk + 1) as usize,
+            offset: (idx & (BLOCK_POSITIONS as u64 - 1)) as u16,
+        })
+    }
+}
+
 /// An opened, checked slice file.
 pub struct SliceFile {
     path: PathBuf,
@@ -644,37 +692,41 @@ impl SliceFile {
 
     /// Where the value of position `idx` of table `table` is stored: its
     /// block's byte range in the file image and its offset in the block
-    /// (`None` when `idx` is past the table). Reads the block index only,
-    /// so that a batch of probes can have all their blocks' first bytes
-    /// read ([`SliceFile::touch`]) before any is decoded.
+    /// (`None` when `idx` is past the table).
     #[inline(always)]
     pub fn locate(&self, table: usize, idx: u64) -> Option<BlockSpot> {
-        // Every opened file has BLOCK_POSITIONS (a power of two) per block.
-        const SHIFT: u32 = BLOCK_POSITIONS.trailing_zeros();
-        if idx >= *self.header.sizes.get(table)? {
-            return None;
-        }
-        let b = self.bytes.as_slice();
-        let blk = (self.first_block[table] + (idx >> SHIFT)) as usize;
-        Some(BlockSpot {
-            start: self.data_start + bound(b, self.groups, blk) as usize,
-            end: self.data_start + bound(b, self.groups, blk + 1) as usize,
-            offset: (idx & (BLOCK_POSITIONS as u64 - 1)) as u16,
+        self.layout(table)?.locate(self.bytes(), idx)
+    }
+
+    /// Where the blocks of table `table` lie (`None` past the file's
+    /// tables).
+    #[inline(always)]
+    pub fn layout(&self, table: usize) -> Option<BlockLayout> {
+        Some(BlockLayout {
+            first_block: *self.first_block.get(table)?,
+            size: self.header.sizes[table],
+            data_start: self.data_start,
+            groups: self.groups,
         })
+    }
+
+    /// The whole file image (header, block index, blocks).
+    #[inline(always)]
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_slice()
     }
 
     /// The first byte of a located block (0 for an empty one): reading it
     /// brings the block into the cache.
     #[inline(always)]
     pub fn touch(&self, spot: &BlockSpot) -> u8 {
-        self.bytes.as_slice().get(spot.start).copied().unwrap_or(0)
+        spot.touch(self.bytes())
     }
 
     /// The value code at a located block, or `None` for a malformed block.
     #[inline(always)]
     pub fn value_at(&self, spot: BlockSpot) -> Option<u8> {
-        let block = self.bytes.as_slice().get(spot.start..spot.end)?;
-        codec::decode_at(block, spot.offset as usize)
+        spot.value(self.bytes())
     }
 
     /// Decodes every block of table `table`, checking that each is well

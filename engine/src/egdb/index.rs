@@ -353,21 +353,37 @@ impl fmt::Display for TableKey {
 }
 
 /// The index of one table: position <-> number in `0..size()`.
+///
+/// In declaration order (`repr(C)`): what [`TableIndex::index`] reads
+/// comes first, in one cache line.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct TableIndex {
-    key: TableKey,
     /// `men_offset[r]`: index of the first men placement whose black set
     /// has rank `r`; one more entry holding the number of men placements.
     men_offset: Vec<u64>,
-    /// Black men of each black rank.
-    black_sets: Vec<u32>,
     /// `C(4 * lead, men)` for Black: subtracted from the colex rank.
     black_base: u64,
     /// Placements of the kings for one men placement.
     kings: u64,
     /// Placements of the white kings for one black-king placement.
     white_kings: u64,
+    key: TableKey,
+    /// Black men of each black rank.
+    black_sets: Vec<u32>,
     size: u64,
+}
+
+/// A position's index before the one table read it needs (see
+/// [`TableIndex::index_parts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexParts {
+    /// Rank of the black men set among the table's black sets.
+    pub black_rank: u64,
+    /// Rank of the white men set given the black one.
+    pub white_rank: u64,
+    /// Rank of the kings' placement given the men.
+    pub kings: u64,
 }
 
 /// Rows a side's men may use in its own frame given its lead: rows
@@ -431,8 +447,18 @@ impl TableIndex {
 
     /// The index of `pos`, which must have Black to move and belong to this
     /// table ([`TableKey::of`]).
-    #[inline]
+    #[inline(always)]
     pub fn index(&self, pos: &Position) -> u64 {
+        let parts = self.index_parts(pos);
+        self.index_from(&parts, self.men_offset(&parts))
+    }
+
+    /// The index of `pos` in three steps, for probes that interleave them
+    /// over many positions: [`TableIndex::index_parts`] (arithmetic only),
+    /// [`TableIndex::men_offset`] (one table read), then
+    /// [`TableIndex::index_from`].
+    #[inline(always)]
+    pub fn index_parts(&self, pos: &Position) -> IndexParts {
         debug_assert_eq!(TableKey::of(pos), self.key);
         let (b, w, k, _) = pos.parts();
         let black_men = b & !k;
@@ -452,9 +478,23 @@ impl TableIndex {
         let free = !(black_men | white_men);
         let bk_rank = colex_rank_in(b & k, free);
         let wk_rank = colex_rank_in(w & k, free & !(b & k));
-        (self.men_offset[black_rank as usize] + white_rank) * self.kings
-            + bk_rank * self.white_kings
-            + wk_rank
+        IndexParts {
+            black_rank,
+            white_rank,
+            kings: bk_rank * self.white_kings + wk_rank,
+        }
+    }
+
+    /// The first men placement of the black men set of `parts`.
+    #[inline(always)]
+    pub fn men_offset(&self, parts: &IndexParts) -> u64 {
+        self.men_offset[parts.black_rank as usize]
+    }
+
+    /// The index from its parts and [`TableIndex::men_offset`].
+    #[inline(always)]
+    pub fn index_from(&self, parts: &IndexParts, men_offset: u64) -> u64 {
+        (men_offset + parts.white_rank) * self.kings + parts.kings
     }
 
     /// Calls `f(index, position)` for every index in `range` in

@@ -1,8 +1,8 @@
 //! [`Egdb`]: the opened databases and the probe used by every search.
 
 use super::codec::{DRAW, LOSS, WIN};
-use super::file::{Arena, SliceFile};
-use super::index::{TableKey, MAX_PIECES};
+use super::file::{Arena, BlockLayout, SliceFile};
+use super::index::{IndexParts, TableIndex, TableKey, MAX_PIECES};
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::EgdbError;
 use crate::board::{Color, Position};
@@ -17,11 +17,36 @@ const NO_TABLE: u32 = u32::MAX;
 pub struct Egdb {
     dir: PathBuf,
     slices: Vec<SliceFile>,
-    /// `lookup[TableKey::id()]`: `slice << 1 | table`, or [`NO_TABLE`].
+    /// Every table of the opened slices, with what a probe reads of it.
+    tables: Vec<ProbeTable>,
+    /// `lookup[TableKey::id()]`: the table's place in `tables`, or
+    /// [`NO_TABLE`].
     lookup: Vec<u32>,
     max_pieces: u32,
     /// Slices with more pieces are not read (see [`Egdb::limit_pieces`]).
     limit: u32,
+}
+
+/// What a probe reads of one table, kept together (two cache lines) so
+/// that a probe follows few pointers before it reaches the file.
+#[repr(align(64))]
+struct ProbeTable {
+    /// The table's index (a copy of the file's).
+    index: TableIndex,
+    /// Where its blocks lie in the file image.
+    layout: BlockLayout,
+    /// The file's place in `Egdb::slices`.
+    file: u32,
+}
+
+impl ProbeTable {
+    fn new(file: &SliceFile, file_number: usize, table: usize) -> ProbeTable {
+        ProbeTable {
+            index: file.tables()[table].clone(),
+            layout: file.layout(table).expect("a table of the file"),
+            file: file_number as u32,
+        }
+    }
 }
 
 /// Where a probed value came from.
@@ -41,6 +66,7 @@ impl Egdb {
         Egdb {
             dir: dir.to_path_buf(),
             slices: Vec::new(),
+            tables: Vec::new(),
             lookup: vec![NO_TABLE; 448 * 448],
             max_pieces: 0,
             limit: MAX_PIECES,
@@ -92,13 +118,20 @@ impl Egdb {
                 self.slices.len() - 1
             }
             x => {
-                let i = (x >> 1) as usize;
+                let i = self.tables[x as usize].file as usize;
                 self.slices[i] = file;
                 i
             }
         };
         for (t, key) in slice.tables().into_iter().enumerate() {
-            self.lookup[key.id()] = (n as u32) << 1 | t as u32;
+            let table = ProbeTable::new(&self.slices[n], n, t);
+            match self.lookup[key.id()] {
+                NO_TABLE => {
+                    self.lookup[key.id()] = self.tables.len() as u32;
+                    self.tables.push(table);
+                }
+                x => self.tables[x as usize] = table,
+            }
         }
     }
 
@@ -153,7 +186,7 @@ impl Egdb {
     pub fn slice_file(&self, s: &SliceKey) -> Option<&SliceFile> {
         match self.lookup[s.canonical().id()] {
             NO_TABLE => None,
-            x => Some(&self.slices[(x >> 1) as usize]),
+            x => Some(&self.slices[self.tables[x as usize].file as usize]),
         }
     }
 
@@ -187,7 +220,7 @@ impl Egdb {
     /// that the group's cache misses overlap instead of following one
     /// another. A search that probes every child of a node can use it.
     pub fn probe_many(&self, positions: &[Position], out: &mut [Option<Value>]) {
-        const GROUP: usize = 16;
+        const GROUP: usize = 32;
         for (ps, os) in positions.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
             let n = ps.len().min(os.len());
             // Stage 1: side to move, trivial cases, captures; the table.
@@ -202,31 +235,46 @@ impl Egdb {
                     }
                 }
             }
-            // Stage 2: the index and the block holding it.
-            let mut spots = [None; GROUP];
+            // Stage 2: the index, its one table read issued for the whole
+            // group before any is used.
+            let mut parts = [IndexParts::default(); GROUP];
             for i in 0..n {
                 if pending[i] {
                     let (x, p) = &tables[i];
-                    let file = &self.slices[(x >> 1) as usize];
-                    let t = (x & 1) as usize;
-                    spots[i] = file.locate(t, file.tables()[t].index(p));
+                    parts[i] = self.tables[*x as usize].index.index_parts(p);
                 }
             }
-            // Stage 3: the first byte of every block, all reads issued
+            let mut offsets = [0u64; GROUP];
+            for i in 0..n {
+                if pending[i] {
+                    offsets[i] = self.tables[tables[i].0 as usize]
+                        .index
+                        .men_offset(&parts[i]);
+                }
+            }
+            // Stage 3: the block holding each index (block index reads).
+            let mut spots = [None; GROUP];
+            for i in 0..n {
+                if pending[i] {
+                    let t = &self.tables[tables[i].0 as usize];
+                    let idx = t.index.index_from(&parts[i], offsets[i]);
+                    spots[i] = t.layout.locate(self.slices[t.file as usize].bytes(), idx);
+                }
+            }
+            // Stage 3b: the first byte of every block, all reads issued
             // before any is waited for.
             let mut touched = 0u8;
             for i in 0..n {
                 if let Some(spot) = &spots[i] {
-                    touched ^= self.slices[(tables[i].0 >> 1) as usize].touch(spot);
+                    touched ^= spot.touch(self.image_of(tables[i].0));
                 }
             }
             std::hint::black_box(touched);
             // Stage 4: decoding, from the cache.
             for i in 0..n {
                 if pending[i] {
-                    os[i] = spots[i].and_then(|spot| {
-                        value_of_code(self.slices[(tables[i].0 >> 1) as usize].value_at(spot)?)
-                    });
+                    os[i] = spots[i]
+                        .and_then(|spot| value_of_code(spot.value(self.image_of(tables[i].0))?));
                 }
             }
         }
@@ -270,12 +318,19 @@ impl Egdb {
         }
     }
 
-    /// The stored value of `p` in table `x`.
+    /// The file image holding table `x` (a `lookup` entry).
+    #[inline(always)]
+    fn image_of(&self, x: u32) -> &[u8] {
+        self.slices[self.tables[x as usize].file as usize].bytes()
+    }
+
+    /// The stored value of `p` in table `x` (a `lookup` entry).
     #[inline(always)]
     fn stored_in(&self, x: u32, p: &Position) -> Option<Value> {
-        let file = &self.slices[(x >> 1) as usize];
-        let t = (x & 1) as usize;
-        value_of_code(file.value(t, file.tables()[t].index(p))?)
+        let t = &self.tables[x as usize];
+        let image = self.slices[t.file as usize].bytes();
+        let spot = t.layout.locate(image, t.index.index(p))?;
+        value_of_code(spot.value(image)?)
     }
 
     /// The best value over the captures of `p` (which has one).
