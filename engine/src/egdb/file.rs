@@ -477,9 +477,10 @@ impl BlockLayout {
             return None;
         }
         let blk = (self.first_block + (idx >> SHIFT)) as usize;
+        let (lo, hi) = block_bounds(image, self.groups, blk);
         Some(BlockSpot {
-            start: self.data_start + bound(image, self.groups, blk) as usize,
-            end: self.data_start + bound(image, self.groups, blk + 1) as usize,
+            start: self.data_start + lo as usize,
+            end: self.data_start + hi as usize,
             offset: (idx & (BLOCK_POSITIONS as u64 - 1)) as u16,
         })
     }
@@ -502,10 +503,38 @@ pub struct SliceFile {
 /// block index has `groups` groups. `b` must hold the index.
 #[inline(always)]
 fn bound(b: &[u8], groups: usize, i: usize) -> u32 {
-    let g = HEADER_LEN + 4 * (i / GROUP_BLOCKS);
-    let base = u32::from_le_bytes([b[g], b[g + 1], b[g + 2], b[g + 3]]);
-    let d = HEADER_LEN + 4 * groups + 2 * i;
-    base + u16::from_le_bytes([b[d], b[d + 1]]) as u32
+    group_base(b, i / GROUP_BLOCKS) + delta(b, groups, i)
+}
+
+/// The data offset where block group `g` starts.
+#[inline(always)]
+fn group_base(b: &[u8], g: usize) -> u32 {
+    let at = HEADER_LEN + 4 * g;
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("four bytes"))
+}
+
+/// The offset of block boundary `i` from its group's start.
+#[inline(always)]
+fn delta(b: &[u8], groups: usize, i: usize) -> u32 {
+    let at = HEADER_LEN + 4 * groups + 2 * i;
+    u16::from_le_bytes(b[at..at + 2].try_into().expect("two bytes")) as u32
+}
+
+/// The data range of block `i` (boundaries `i` and `i + 1`), reading the
+/// group start once unless the block ends a group.
+#[inline(always)]
+fn block_bounds(b: &[u8], groups: usize, i: usize) -> (u32, u32) {
+    let g = i / GROUP_BLOCKS;
+    let base = group_base(b, g);
+    let end_base = if (i + 1) % GROUP_BLOCKS == 0 {
+        group_base(b, g + 1)
+    } else {
+        base
+    };
+    (
+        base + delta(b, groups, i),
+        end_base + delta(b, groups, i + 1),
+    )
 }
 
 impl SliceFile {
