@@ -7,6 +7,7 @@ use crate::dfpn::{Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status};
+use crate::retro::{Retro, RetroConfig, RetroError};
 use crate::tree::{extract, DfpnThenAb, ExtractError};
 use crate::verify::{verify, VerifyError, VerifyReport};
 use engine::notation::fen::to_fen;
@@ -25,6 +26,12 @@ pub enum SolverKind {
     Dfpn,
     /// Both, cross-checked.
     Both,
+    /// Exact retrograde analysis of the graph reachable from the position
+    /// ([`crate::retro`]), within [`SolveOptions::retro_positions`].
+    Retro,
+    /// Retrograde analysis first (at most half the time limit), then both
+    /// searches, cross-checked, with the time left when it gives up.
+    All,
 }
 
 /// What to establish.
@@ -60,6 +67,9 @@ pub struct SolveOptions {
     /// Set from outside to stop the searches as if the budget ran out
     /// (what was settled before stays settled).
     pub stop: Option<&'static AtomicBool>,
+    /// Most positions the retrograde analysis may enumerate
+    /// ([`SolverKind::Retro`], [`SolverKind::All`]).
+    pub retro_positions: usize,
 }
 
 impl Default for SolveOptions {
@@ -74,6 +84,7 @@ impl Default for SolveOptions {
             table_entries: 4_000_000,
             egdb_pieces: 0,
             stop: None,
+            retro_positions: 30_000_000,
         }
     }
 }
@@ -83,7 +94,9 @@ impl Default for SolveOptions {
 pub struct QuestionRun {
     /// Threshold for the side to move at the root (`Win` or `Draw`).
     pub threshold: Value,
-    /// `ab` or `dfpn`.
+    /// `ab`, `dfpn` or `retro` (the retrograde analysis answers every
+    /// question at once: its first run carries its positions as nodes and
+    /// its time, the second, if any, none).
     pub solver: &'static str,
     /// What it found.
     pub status: Status,
@@ -188,6 +201,222 @@ pub fn solve(
 }
 
 fn solve_here(
+    root: Position,
+    leaves: Leaves<'_>,
+    opts: &SolveOptions,
+) -> Result<SolveReport, SolveError> {
+    if !matches!(opts.solver, SolverKind::Retro | SolverKind::All) {
+        return search_here(root, leaves, opts);
+    }
+    let start = Instant::now();
+    let deadline = opts.time.map(|d| start + d);
+    let until = match opts.solver {
+        SolverKind::All => deadline.map(|d| start + d.saturating_duration_since(start) / 2),
+        _ => deadline,
+    };
+    let part = match retro_part(root, leaves, opts, until) {
+        Ok(part) => part,
+        // A proof too large to extract: the searches may find a smaller one.
+        Err(SolveError::Extract { .. }) if opts.solver == SolverKind::All => RetroPart {
+            runs: Vec::new(),
+            settled: None,
+        },
+        Err(e) => return Err(e),
+    };
+    let retro_nodes: u64 = part.runs.iter().map(|r| r.nodes).sum();
+    if let Some((outcome, best_move, proofs)) = part.settled {
+        return Ok(SolveReport {
+            root,
+            outcome: Some(outcome),
+            best_move,
+            runs: part.runs,
+            proofs,
+            provenance: Provenance {
+                solver: "retro".to_string(),
+                nodes: retro_nodes,
+                millis: start.elapsed().as_millis() as u64,
+                egdb_pieces: opts.egdb_pieces,
+                run_id: String::new(),
+            },
+        });
+    }
+    if opts.solver == SolverKind::Retro {
+        return Ok(SolveReport {
+            root,
+            outcome: None,
+            best_move: None,
+            runs: part.runs,
+            proofs: Vec::new(),
+            provenance: Provenance {
+                solver: "retro".to_string(),
+                nodes: retro_nodes,
+                millis: start.elapsed().as_millis() as u64,
+                egdb_pieces: opts.egdb_pieces,
+                run_id: String::new(),
+            },
+        });
+    }
+    // The searches with what is left of the time.
+    let rest = SolveOptions {
+        solver: SolverKind::Both,
+        time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+        ..opts.clone()
+    };
+    let mut rep = search_here(root, leaves, &rest)?;
+    let mut runs = part.runs;
+    runs.append(&mut rep.runs);
+    rep.runs = runs;
+    rep.provenance.nodes += retro_nodes;
+    rep.provenance.millis = start.elapsed().as_millis() as u64;
+    Ok(rep)
+}
+
+/// What the retrograde analysis established: its runs and, when it
+/// finished, the outcome for the question asked, the best move and the
+/// verified proofs.
+struct RetroPart {
+    runs: Vec<QuestionRun>,
+    settled: Option<(Outcome, Option<Move>, Vec<VerifiedProof>)>,
+}
+
+/// Runs the retrograde analysis until `until` and answers `opts.ask`
+/// from the root's exact value. Giving up (cap, time, stop) is an
+/// unsettled part, not an error; a proof too large is
+/// [`SolveError::Extract`]; a proof the verifier rejects is
+/// [`SolveError::Verify`].
+fn retro_part(
+    root: Position,
+    leaves: Leaves<'_>,
+    opts: &SolveOptions,
+    until: Option<Instant>,
+) -> Result<RetroPart, SolveError> {
+    let t0 = Instant::now();
+    let cfg = RetroConfig {
+        max_positions: opts.retro_positions,
+        deadline: until,
+        stop: opts.stop,
+    };
+    let first = if opts.ask == Ask::Draw {
+        Value::Draw
+    } else {
+        Value::Win
+    };
+    let r = match Retro::solve(root, leaves, &cfg) {
+        Ok(r) => r,
+        Err(e) => {
+            let nodes = match e {
+                RetroError::TooManyPositions { limit, .. } => limit,
+                RetroError::OutOfTime { positions, .. } | RetroError::Stopped { positions, .. } => {
+                    positions
+                }
+                _ => 0,
+            };
+            return Ok(RetroPart {
+                runs: vec![QuestionRun {
+                    threshold: first,
+                    solver: "retro",
+                    status: Status::Unknown,
+                    nodes: nodes as u64,
+                    millis: t0.elapsed().as_millis() as u64,
+                    best: None,
+                }],
+                settled: None,
+            });
+        }
+    };
+    let v = r.value();
+    let millis = t0.elapsed().as_millis() as u64;
+    // The binary questions asked, in the order the searches ask them, with
+    // their answers and the proof each answer needs.
+    let win_q = if v == Value::Win {
+        (Value::Win, Status::Success, Question::Win)
+    } else {
+        (Value::Win, Status::Failure, Question::AtMostDraw)
+    };
+    let draw_q = if v >= Value::Draw {
+        (Value::Draw, Status::Success, Question::AtLeastDraw)
+    } else {
+        (Value::Draw, Status::Failure, Question::Loss)
+    };
+    let (asked, outcome) = match opts.ask {
+        Ask::Win => (
+            vec![win_q],
+            if v == Value::Win {
+                Outcome::Exact(Value::Win)
+            } else {
+                Outcome::AtMostDraw
+            },
+        ),
+        Ask::Draw => (
+            vec![draw_q],
+            if v == Value::Loss {
+                Outcome::Exact(Value::Loss)
+            } else {
+                Outcome::AtLeastDraw
+            },
+        ),
+        Ask::Value if v == Value::Win => (vec![win_q], Outcome::Exact(v)),
+        Ask::Value => (vec![win_q, draw_q], Outcome::Exact(v)),
+    };
+    let best_move = if v >= Value::Draw && outcome != Outcome::AtMostDraw {
+        r.best_move()
+    } else {
+        None
+    };
+    let mut runs = Vec::new();
+    let mut proofs = Vec::new();
+    for (k, &(threshold, status, question)) in asked.iter().enumerate() {
+        let first = k == 0;
+        runs.push(QuestionRun {
+            threshold,
+            solver: "retro",
+            status,
+            nodes: if first { r.positions() as u64 } else { 0 },
+            millis: if first { millis } else { 0 },
+            best: if status == Status::Success {
+                r.best_move()
+            } else {
+                None
+            },
+        });
+        // A loss proof subsumes the "not a win" one.
+        if !opts.proofs || (question == Question::AtMostDraw && v == Value::Loss) {
+            continue;
+        }
+        let t1 = Instant::now();
+        let tree = r
+            .proof(question, opts.max_proof_nodes)
+            .map_err(|_| SolveError::Extract {
+                fen: to_fen(&root),
+                why: ExtractError::TooLarge(opts.max_proof_nodes),
+            })?;
+        let report = verify(&tree, leaves.oracle, leaves.store).map_err(|source| {
+            SolveError::Verify {
+                fen: to_fen(&root),
+                question: question.name(),
+                source,
+            }
+        })?;
+        proofs.push(VerifiedProof {
+            tree,
+            report,
+            provenance: Provenance {
+                solver: "retro".to_string(),
+                nodes: r.positions() as u64,
+                millis: millis + t1.elapsed().as_millis() as u64,
+                egdb_pieces: opts.egdb_pieces,
+                run_id: String::new(),
+            },
+        });
+    }
+    Ok(RetroPart {
+        runs,
+        settled: Some((outcome, best_move, proofs)),
+    })
+}
+
+/// The searches (alpha-beta, df-pn or both) for `opts.ask`.
+fn search_here(
     root: Position,
     leaves: Leaves<'_>,
     opts: &SolveOptions,
@@ -388,7 +617,7 @@ fn solve_here(
     let solver = match opts.solver {
         SolverKind::Ab => "ab",
         SolverKind::Dfpn => "dfpn",
-        SolverKind::Both => "ab+dfpn",
+        SolverKind::Both | SolverKind::Retro | SolverKind::All => "ab+dfpn",
     };
     let provenance = Provenance {
         solver: solver.to_string(),
