@@ -207,14 +207,22 @@ impl Retro {
     /// `leaves` and solves it. Fails (meaning "unknown") when the graph
     /// exceeds `cfg.max_positions`, the deadline passes or the stop flag
     /// is set.
-    pub fn solve(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Retro, RetroError> {
+    pub fn solve(
+        root: Position,
+        leaves: Leaves<'_>,
+        cfg: &RetroConfig,
+    ) -> Result<Retro, RetroError> {
         let mut r = Retro::build(root, leaves, cfg)?;
         r.analyse(cfg)?;
         Ok(r)
     }
 
     /// Whether to give up now, and why.
-    fn check_limits(root: &Position, positions: usize, cfg: &RetroConfig) -> Result<(), RetroError> {
+    fn check_limits(
+        root: &Position,
+        positions: usize,
+        cfg: &RetroConfig,
+    ) -> Result<(), RetroError> {
         if cfg.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             return Err(RetroError::Stopped {
                 fen: to_fen(root),
@@ -281,9 +289,8 @@ impl Retro {
                     }
                 }
             }
-            let end = u32::try_from(succ.len()).map_err(|_| RetroError::TooManyMoves {
-                fen: to_fen(&root),
-            })?;
+            let end = u32::try_from(succ.len())
+                .map_err(|_| RetroError::TooManyMoves { fen: to_fen(&root) })?;
             offsets.push(end);
         }
         drop(index);
@@ -329,7 +336,9 @@ impl Retro {
         }
         poff[0] = 0;
         // Successors not yet known to win for their mover.
-        let mut left: Vec<u32> = (0..n).map(|i| self.offsets[i + 1] - self.offsets[i]).collect();
+        let mut left: Vec<u32> = (0..n)
+            .map(|i| self.offsets[i + 1] - self.offsets[i])
+            .collect();
         let mut queue: VecDeque<u32> = (0..n as u32)
             .filter(|&i| matches!(self.value[i as usize], WIN | LOSS))
             .collect();
@@ -433,7 +442,9 @@ impl Retro {
             return kids
                 .iter()
                 .enumerate()
-                .filter(|(_, &c)| self.value[c as usize] == LOSS && self.dist[c as usize] < self.dist[i])
+                .filter(|(_, &c)| {
+                    self.value[c as usize] == LOSS && self.dist[c as usize] < self.dist[i]
+                })
                 .min_by_key(|(_, &c)| self.dist[c as usize])
                 .map(|(k, _)| k);
         }

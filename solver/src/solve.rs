@@ -390,13 +390,12 @@ fn retro_part(
                 fen: to_fen(&root),
                 why: ExtractError::TooLarge(opts.max_proof_nodes),
             })?;
-        let report = verify(&tree, leaves.oracle, leaves.store).map_err(|source| {
-            SolveError::Verify {
+        let report =
+            verify(&tree, leaves.oracle, leaves.store).map_err(|source| SolveError::Verify {
                 fen: to_fen(&root),
                 question: question.name(),
                 source,
-            }
-        })?;
+            })?;
         proofs.push(VerifiedProof {
             tree,
             report,
