@@ -426,19 +426,21 @@ impl Retro {
             return None;
         }
         let moves = self.positions[0].moves();
-        let k = self.choose(0, &[])?;
+        let k = self.choose(0, &[], false)?;
         moves.as_slice().get(k).copied()
     }
 
     /// The index (into the moves of position `i`) of the move the side to
     /// move at `i` plays in a proof, `i` being a position it does not
-    /// lose: to a loss for the opponent with the smallest distance when
-    /// `i` is a win; otherwise to a position that is not a win for the
-    /// opponent, a drawn leaf first, then one `seen` already (closing a
-    /// loop), then the one whose mover has the fewest moves.
-    fn choose(&self, i: usize, seen: &[bool]) -> Option<usize> {
+    /// lose. For a win (`draw_enough` false, `i` a win): to a loss for the
+    /// opponent with the smallest distance, so wins are finite. When a
+    /// draw is enough: to any position that is not a win for the opponent,
+    /// a leaf first, then one `seen` already (closing a loop), then the
+    /// one whose mover has the fewest moves (the proof must answer them
+    /// all).
+    fn choose(&self, i: usize, seen: &[bool], draw_enough: bool) -> Option<usize> {
         let kids = self.successors(i);
-        if self.value[i] == WIN {
+        if self.value[i] == WIN && !draw_enough {
             return kids
                 .iter()
                 .enumerate()
@@ -513,7 +515,7 @@ impl Retro {
                 // Reached only at positions the prover does not lose (the
                 // opponent's moves lead to no loss of the prover's, and a
                 // win proof keeps to wins); `choose` finds a move there.
-                let Some(k) = self.choose(i, &seen) else {
+                let Some(k) = self.choose(i, &seen, question.allows_cycles()) else {
                     return Err(RetroError::NotProved {
                         fen: to_fen(&pos),
                         value: self.value_at(i),
