@@ -45,9 +45,14 @@ use thiserror::Error;
 /// Limits of one retrograde analysis.
 #[derive(Clone, Copy, Debug)]
 pub struct RetroConfig {
-    /// Most positions (leaves included) the graph may hold; beyond it the
-    /// analysis gives up ([`RetroError::TooManyPositions`]).
+    /// Most positions (leaves included) the graph may hold. When the next
+    /// new position would pass it, expansion stops: the positions not
+    /// expanded yet that are not leaves form the frontier, and the
+    /// analysis gives bounds (see [`Retro::bounds`]).
     pub max_positions: usize,
+    /// Expansion also stops when this instant passes (leaving time for
+    /// the analysis and the proofs before `deadline`).
+    pub expand_until: Option<Instant>,
     /// Give up ([`RetroError::OutOfTime`]) when this instant passes.
     pub deadline: Option<Instant>,
     /// Set from outside to give up ([`RetroError::Stopped`]).
@@ -58,6 +63,7 @@ impl Default for RetroConfig {
     fn default() -> Self {
         RetroConfig {
             max_positions: 30_000_000,
+            expand_until: None,
             deadline: None,
             stop: None,
         }
@@ -68,14 +74,6 @@ impl Default for RetroConfig {
 /// first three mean "unknown", not a failure of the position.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum RetroError {
-    /// The reachable graph is larger than the cap.
-    #[error("{fen}: more than {limit} positions reachable before the leaves")]
-    TooManyPositions {
-        /// The root.
-        fen: String,
-        /// The cap.
-        limit: usize,
-    },
     /// The graph has more moves than a `u32` edge index holds.
     #[error("{fen}: more than {} moves in the reachable graph", u32::MAX)]
     TooManyMoves {
@@ -98,13 +96,15 @@ pub enum RetroError {
         /// Positions enumerated by then.
         positions: usize,
     },
-    /// The root's value does not prove the question asked.
-    #[error("{fen}: the value {value} does not prove the {question} question")]
+    /// The analysis does not prove the question asked.
+    #[error("{fen}: the value, between {lo} and {hi}, does not prove the {question} question")]
     NotProved {
         /// The root.
         fen: String,
-        /// Its value.
-        value: Value,
+        /// Lower bound of its value.
+        lo: Value,
+        /// Upper bound of its value.
+        hi: Value,
         /// The question.
         question: &'static str,
     },
@@ -129,14 +129,17 @@ const LOSS: u8 = 2;
 /// Value byte: a leaf whose value is a draw.
 const DRAW: u8 = 3;
 
-/// Leaf byte: an interior position (its moves are in the graph).
+/// Kind byte: an interior position (its moves are in the graph).
 const INTERIOR: u8 = 0;
-/// Leaf byte: no legal move.
+/// Kind byte: a leaf with no legal move.
 const TERMINAL: u8 = 1;
-/// Leaf byte: value from the endgame databases.
+/// Kind byte: a leaf valued by the endgame databases.
 const EGDB: u8 = 2;
-/// Leaf byte: exact result from the proof store.
+/// Kind byte: a leaf with an exact result in the proof store.
 const STORE: u8 = 3;
+/// Kind byte: not expanded (the cap or the expansion time was reached);
+/// its value is unknown and it never appears in a proof.
+const FRONTIER: u8 = 4;
 
 fn value_byte(v: Value) -> u8 {
     match v {
@@ -183,126 +186,81 @@ impl Hasher for PosHasher {
 
 type Index = HashMap<Position, u32, BuildHasherDefault<PosHasher>>;
 
-/// The solved graph reachable from one root. Position 0 is the root.
+/// One backward induction over the graph, the frontier valued for one
+/// side.
+struct Analysis {
+    /// `OPEN` (a draw), `WIN`, `LOSS` or `DRAW` (a drawn leaf), for the
+    /// side to move.
+    value: Vec<u8>,
+    /// For `WIN` and `LOSS`: the round in which the value resolved (0 for
+    /// leaves and the frontier); every move a win or loss proof follows
+    /// goes to a smaller one.
+    dist: Vec<u32>,
+}
+
+/// The graph reachable from one root, solved. Position 0 is the root.
+///
+/// When the whole graph fits, one analysis gives every position its exact
+/// value. When expansion stopped early, two analyses bound the root's
+/// value: `lower` values every frontier position as a loss for the
+/// root's side (a win for its mover when that is the opponent, a loss
+/// when it is the root's side), `upper` the other way round. Values
+/// only grow with the leaves' values, so the true value lies between
+/// them, and a proof taken from the analysis that is pessimistic for its
+/// proving side never enters the frontier (the proving side never moves
+/// to a position valued as its own loss, and the opponent's positions
+/// in the proof have no move to one).
 pub struct Retro {
     /// Every position of the graph, the root first.
     positions: Vec<Position>,
     /// `succ[offsets[i]..offsets[i + 1]]` are the successors of position
-    /// `i`, in the order of its [`Position::moves`] (empty for leaves).
+    /// `i`, in the order of its [`Position::moves`] (empty for leaves and
+    /// the frontier).
     offsets: Vec<u32>,
     /// Successor ids.
     succ: Vec<u32>,
-    /// `OPEN` (a draw), `WIN`, `LOSS` or `DRAW` (a drawn leaf), for the
-    /// side to move.
-    value: Vec<u8>,
-    /// `INTERIOR`, `TERMINAL`, `EGDB` or `STORE`.
-    leaf: Vec<u8>,
-    /// For `WIN` and `LOSS`: the round in which the value resolved (0 for
-    /// leaves); every move a proof follows goes to a smaller one.
-    dist: Vec<u32>,
+    /// `INTERIOR`, `TERMINAL`, `EGDB`, `STORE` or `FRONTIER`.
+    kind: Vec<u8>,
+    /// Frontier positions.
+    frontier: usize,
+    /// The pessimistic analysis for the root's side (the only one when
+    /// there is no frontier).
+    lower: Analysis,
+    /// The optimistic one, when there is a frontier.
+    upper: Option<Analysis>,
 }
 
 impl Retro {
     /// Enumerates the graph reachable from `root` down to the leaves of
-    /// `leaves` and solves it. Fails (meaning "unknown") when the graph
-    /// exceeds `cfg.max_positions`, the deadline passes or the stop flag
-    /// is set.
+    /// `leaves` (at most `cfg.max_positions` positions, expanding until
+    /// `cfg.expand_until`) and solves it. Fails (meaning "unknown") when
+    /// the deadline passes or the stop flag is set.
     pub fn solve(
         root: Position,
         leaves: Leaves<'_>,
         cfg: &RetroConfig,
     ) -> Result<Retro, RetroError> {
-        let mut r = Retro::build(root, leaves, cfg)?;
-        r.analyse(cfg)?;
-        Ok(r)
-    }
-
-    /// Whether to give up now, and why.
-    fn check_limits(
-        root: &Position,
-        positions: usize,
-        cfg: &RetroConfig,
-    ) -> Result<(), RetroError> {
-        if cfg.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
-            return Err(RetroError::Stopped {
-                fen: to_fen(root),
-                positions,
-            });
-        }
-        if cfg.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(RetroError::OutOfTime {
-                fen: to_fen(root),
-                positions,
-            });
-        }
-        Ok(())
-    }
-
-    /// Breadth-first enumeration of the graph, classifying each position
-    /// as a leaf or expanding it.
-    fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Retro, RetroError> {
-        let mut index = Index::default();
-        let mut positions = vec![root];
-        index.insert(root, 0);
-        let mut offsets: Vec<u32> = vec![0];
-        let mut succ: Vec<u32> = Vec::new();
-        let mut value: Vec<u8> = Vec::new();
-        let mut leaf: Vec<u8> = Vec::new();
-        let mut i = 0;
-        while i < positions.len() {
-            if i % 4096 == 0 {
-                Retro::check_limits(&root, positions.len(), cfg)?;
-            }
-            let p = positions[i];
-            i += 1;
-            if let Some(v) = leaves.oracle.probe(&p) {
-                value.push(value_byte(v));
-                leaf.push(EGDB);
-            } else if let Some(Outcome::Exact(v)) = leaves.store.lookup(&p) {
-                value.push(value_byte(v));
-                leaf.push(STORE);
-            } else {
-                let moves = p.moves();
-                if moves.is_empty() {
-                    value.push(LOSS);
-                    leaf.push(TERMINAL);
-                } else {
-                    value.push(OPEN);
-                    leaf.push(INTERIOR);
-                    for m in moves.iter() {
-                        let c = p.play_unchecked(m);
-                        let id = match index.entry(c) {
-                            Entry::Occupied(e) => *e.get(),
-                            Entry::Vacant(e) => {
-                                if positions.len() >= cfg.max_positions {
-                                    return Err(RetroError::TooManyPositions {
-                                        fen: to_fen(&root),
-                                        limit: cfg.max_positions,
-                                    });
-                                }
-                                let id = positions.len() as u32;
-                                positions.push(c);
-                                *e.insert(id)
-                            }
-                        };
-                        succ.push(id);
-                    }
-                }
-            }
-            let end = u32::try_from(succ.len())
-                .map_err(|_| RetroError::TooManyMoves { fen: to_fen(&root) })?;
-            offsets.push(end);
-        }
-        drop(index);
-        let n = positions.len();
-        Ok(Retro {
+        let (positions, offsets, succ, kind, value) = build(root, leaves, cfg)?;
+        let frontier = kind.iter().filter(|&&k| k == FRONTIER).count();
+        let mut r = Retro {
             positions,
             offsets,
             succ,
-            value,
-            leaf,
-            dist: vec![0; n],
-        })
+            kind,
+            frontier,
+            lower: Analysis {
+                value: Vec::new(),
+                dist: Vec::new(),
+            },
+            upper: None,
+        };
+        let pred = r.predecessors();
+        let side = root.side_to_move();
+        r.lower = r.analyse(&value, &pred, side.opposite(), cfg)?;
+        if frontier > 0 {
+            r.upper = Some(r.analyse(&value, &pred, side, cfg)?);
+        }
+        Ok(r)
     }
 
     /// The successors of position `i`.
@@ -310,12 +268,11 @@ impl Retro {
         &self.succ[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
-    /// Backward induction from the decisive leaves, in rounds (a FIFO
-    /// queue, so distances are non-decreasing in processing order).
-    fn analyse(&mut self, cfg: &RetroConfig) -> Result<(), RetroError> {
+    /// The predecessor lists in compressed sparse rows: offsets, ids.
+    fn predecessors(&self) -> (Vec<u32>, Vec<u32>) {
         let n = self.positions.len();
-        // Predecessors: counts, prefix sums, then filling with the offsets
-        // as cursors (which shifts them by one slot; shifted back after).
+        // Counts, prefix sums, then filling with the offsets as cursors
+        // (which shifts them by one slot; shifted back after).
         let mut poff = vec![0u32; n + 1];
         for &c in &self.succ {
             poff[c as usize + 1] += 1;
@@ -335,45 +292,77 @@ impl Retro {
             poff[c] = poff[c - 1];
         }
         poff[0] = 0;
+        (poff, pred)
+    }
+
+    /// Backward induction from the decisive leaves, in rounds (a FIFO
+    /// queue, so distances are non-decreasing in processing order), with
+    /// the leaves' values `leaf_value` and every frontier position a win
+    /// for its mover when that is `good`, a loss otherwise.
+    fn analyse(
+        &self,
+        leaf_value: &[u8],
+        (poff, pred): &(Vec<u32>, Vec<u32>),
+        good: engine::Color,
+        cfg: &RetroConfig,
+    ) -> Result<Analysis, RetroError> {
+        let n = self.positions.len();
+        let mut value = leaf_value.to_vec();
+        for ((v, &k), pos) in value.iter_mut().zip(&self.kind).zip(&self.positions) {
+            if k == FRONTIER {
+                *v = if pos.side_to_move() == good {
+                    WIN
+                } else {
+                    LOSS
+                };
+            }
+        }
+        let mut dist = vec![0u32; n];
         // Successors not yet known to win for their mover.
         let mut left: Vec<u32> = (0..n)
             .map(|i| self.offsets[i + 1] - self.offsets[i])
             .collect();
         let mut queue: VecDeque<u32> = (0..n as u32)
-            .filter(|&i| matches!(self.value[i as usize], WIN | LOSS))
+            .filter(|&i| matches!(value[i as usize], WIN | LOSS))
             .collect();
         let mut done = 0usize;
         while let Some(v) = queue.pop_front() {
             done += 1;
-            if done % (1 << 20) == 0 {
-                Retro::check_limits(&self.positions[0], n, cfg)?;
+            if done.is_multiple_of(1 << 20) {
+                check_limits(&self.positions[0], n, cfg)?;
             }
             let v = v as usize;
-            let (val, d) = (self.value[v], self.dist[v] + 1);
+            let (val, d) = (value[v], dist[v] + 1);
             for &p in &pred[poff[v] as usize..poff[v + 1] as usize] {
                 let p = p as usize;
-                if self.value[p] != OPEN {
+                if value[p] != OPEN {
                     continue;
                 }
                 if val == LOSS {
-                    self.value[p] = WIN;
+                    value[p] = WIN;
                 } else {
                     left[p] -= 1;
                     if left[p] != 0 {
                         continue;
                     }
-                    self.value[p] = LOSS;
+                    value[p] = LOSS;
                 }
-                self.dist[p] = d;
+                dist[p] = d;
                 queue.push_back(p as u32);
             }
         }
-        Ok(())
+        Ok(Analysis { value, dist })
     }
 
-    /// Positions in the graph (leaves included): the "nodes" of the run.
+    /// Positions in the graph (leaves and frontier included): the "nodes"
+    /// of the run.
     pub fn positions(&self) -> usize {
         self.positions.len()
+    }
+
+    /// Positions left unexpanded (0 when the whole graph was solved).
+    pub fn frontier(&self) -> usize {
+        self.frontier
     }
 
     /// The root.
@@ -381,16 +370,8 @@ impl Retro {
         self.positions[0]
     }
 
-    fn value_at(&self, i: usize) -> Value {
-        match self.value[i] {
-            WIN => Value::Win,
-            LOSS => Value::Loss,
-            _ => Value::Draw,
-        }
-    }
-
     fn leaf_at(&self, i: usize) -> Option<LeafSource> {
-        match self.leaf[i] {
+        match self.kind[i] {
             TERMINAL => Some(LeafSource::Terminal),
             EGDB => Some(LeafSource::Egdb),
             STORE => Some(LeafSource::Store),
@@ -398,100 +379,97 @@ impl Retro {
         }
     }
 
-    /// The exact value of the root for its side to move.
-    pub fn value(&self) -> Value {
-        self.value_at(0)
+    /// Bounds on the root's value for its side to move (equal when the
+    /// whole graph was solved).
+    pub fn bounds(&self) -> (Value, Value) {
+        let hi = self.upper.as_ref().unwrap_or(&self.lower);
+        (value_of(self.lower.value[0]), value_of(hi.value[0]))
+    }
+
+    /// What the analysis established for the root: an exact value, a
+    /// bound, or nothing.
+    pub fn outcome(&self) -> Option<Outcome> {
+        let (lo, hi) = self.bounds();
+        Outcome::from_range(lo, hi)
     }
 
     /// Every position of the graph with its value for the side to move
-    /// and, for a leaf, where its value came from.
+    /// (exact when [`Retro::frontier`] is 0, the lower bound of the
+    /// root's side otherwise) and, for a leaf, where its value came from.
     pub fn entries(&self) -> impl Iterator<Item = (Position, Value, Option<LeafSource>)> + '_ {
-        (0..self.positions.len()).map(|i| (self.positions[i], self.value_at(i), self.leaf_at(i)))
+        (0..self.positions.len()).map(|i| {
+            (
+                self.positions[i],
+                value_of(self.lower.value[i]),
+                self.leaf_at(i),
+            )
+        })
     }
 
-    /// The questions the root's value settles, strongest first: a win
-    /// proves `Win`, a loss `Loss`, a draw `AtMostDraw` and `AtLeastDraw`.
+    /// The questions the bounds settle, in the order the searches ask
+    /// them: `Win` for a win; `AtMostDraw` when the value is at most a
+    /// draw (not with `Loss`, which subsumes it) and `AtLeastDraw` when it
+    /// is at least a draw (not with `Win`); `Loss` for a loss.
     pub fn questions(&self) -> Vec<Question> {
-        match self.value() {
-            Value::Win => vec![Question::Win],
-            Value::Loss => vec![Question::Loss],
-            Value::Draw => vec![Question::AtMostDraw, Question::AtLeastDraw],
+        let (lo, hi) = self.bounds();
+        let mut q = Vec::new();
+        if lo == Value::Win {
+            q.push(Question::Win);
         }
+        if hi == Value::Draw {
+            q.push(Question::AtMostDraw);
+        }
+        if lo == Value::Draw {
+            q.push(Question::AtLeastDraw);
+        }
+        if hi == Value::Loss {
+            q.push(Question::Loss);
+        }
+        q
     }
 
-    /// The root move that realises its value: the quickest win, a move
-    /// that keeps a draw, nothing for a loss (or a leaf root).
+    /// The root move that realises its lower bound: the quickest win, or
+    /// a move that keeps at least a draw; nothing for a possible loss (or
+    /// a leaf root).
     pub fn best_move(&self) -> Option<Move> {
-        if self.leaf[0] != INTERIOR {
+        if self.kind[0] != INTERIOR {
             return None;
         }
         let moves = self.positions[0].moves();
-        let k = self.choose(0, &[], false)?;
+        let k = choose(self, &self.lower, 0, &[], false)?;
         moves.as_slice().get(k).copied()
-    }
-
-    /// The index (into the moves of position `i`) of the move the side to
-    /// move at `i` plays in a proof, `i` being a position it does not
-    /// lose. For a win (`draw_enough` false, `i` a win): to a loss for the
-    /// opponent with the smallest distance, so wins are finite. When a
-    /// draw is enough: to any position that is not a win for the opponent,
-    /// a leaf first, then one `seen` already (closing a loop), then the
-    /// one whose mover has the fewest moves (the proof must answer them
-    /// all).
-    fn choose(&self, i: usize, seen: &[bool], draw_enough: bool) -> Option<usize> {
-        let kids = self.successors(i);
-        if self.value[i] == WIN && !draw_enough {
-            return kids
-                .iter()
-                .enumerate()
-                .filter(|(_, &c)| {
-                    self.value[c as usize] == LOSS && self.dist[c as usize] < self.dist[i]
-                })
-                .min_by_key(|(_, &c)| self.dist[c as usize])
-                .map(|(k, _)| k);
-        }
-        if self.value[i] == LOSS {
-            return None;
-        }
-        kids.iter()
-            .enumerate()
-            .filter(|(_, &c)| self.value[c as usize] != WIN)
-            .min_by_key(|(_, &c)| {
-                let c = c as usize;
-                let rank = if self.leaf[c] != INTERIOR {
-                    0
-                } else if seen.get(c).copied().unwrap_or(false) {
-                    1
-                } else {
-                    2
-                };
-                (rank, self.offsets[c + 1] - self.offsets[c])
-            })
-            .map(|(k, _)| k)
     }
 
     /// A proof of `question` for the root, holding only positions reached
     /// from the root under the proving side's strategy: its chosen move
-    /// where it moves ([`Retro::choose`]), every move where the opponent
-    /// moves, leaves as they are. Win and loss proofs go down strictly
+    /// where it moves (see `choose`), every move where the opponent moves,
+    /// leaves as they are. Win and loss proofs go down strictly
     /// decreasing distances (no cycle); draw proofs may loop. At most
     /// `max_nodes` positions.
     pub fn proof(&self, question: Question, max_nodes: usize) -> Result<ProofTree, RetroError> {
         let root = self.positions[0];
-        let v = self.value();
+        let (lo, hi) = self.bounds();
+        let not_proved = |fen: String| RetroError::NotProved {
+            fen,
+            lo,
+            hi,
+            question: question.name(),
+        };
         let holds = match question {
-            Question::Win => v == Value::Win,
-            Question::AtLeastDraw => v >= Value::Draw,
-            Question::AtMostDraw => v <= Value::Draw,
-            Question::Loss => v == Value::Loss,
+            Question::Win => lo == Value::Win,
+            Question::AtLeastDraw => lo >= Value::Draw,
+            Question::AtMostDraw => hi <= Value::Draw,
+            Question::Loss => hi == Value::Loss,
         };
         if !holds {
-            return Err(RetroError::NotProved {
-                fen: to_fen(&root),
-                value: v,
-                question: question.name(),
-            });
+            return Err(not_proved(to_fen(&root)));
         }
+        // The analysis pessimistic for the proving side.
+        let a = if question.prover_moves_first() {
+            &self.lower
+        } else {
+            self.upper.as_ref().unwrap_or(&self.lower)
+        };
         let prover = prover_of(question, root.side_to_move());
         let mut seen = vec![false; self.positions.len()];
         let mut nodes = Vec::new();
@@ -506,6 +484,10 @@ impl Retro {
                 });
             }
             let pos = self.positions[i];
+            if self.kind[i] == FRONTIER {
+                // Cannot happen (see the type's comment); never a leaf.
+                return Err(not_proved(to_fen(&pos)));
+            }
             if let Some(src) = self.leaf_at(i) {
                 nodes.push((pos, ProofEntry::Leaf(src)));
                 continue;
@@ -515,12 +497,8 @@ impl Retro {
                 // Reached only at positions the prover does not lose (the
                 // opponent's moves lead to no loss of the prover's, and a
                 // win proof keeps to wins); `choose` finds a move there.
-                let Some(k) = self.choose(i, &seen, question.allows_cycles()) else {
-                    return Err(RetroError::NotProved {
-                        fen: to_fen(&pos),
-                        value: self.value_at(i),
-                        question: question.name(),
-                    });
+                let Some(k) = choose(self, a, i, &seen, question.allows_cycles()) else {
+                    return Err(not_proved(to_fen(&pos)));
                 };
                 let moves = pos.moves();
                 nodes.push((pos, ProofEntry::Prover(moves.as_slice()[k])));
@@ -543,4 +521,142 @@ impl Retro {
             nodes,
         })
     }
+}
+
+fn value_of(b: u8) -> Value {
+    match b {
+        WIN => Value::Win,
+        LOSS => Value::Loss,
+        _ => Value::Draw,
+    }
+}
+
+/// The index (into the moves of position `i`) of the move the side to
+/// move at `i` plays in a proof under analysis `a`, `i` being a position
+/// it does not lose. For a win (`draw_enough` false, `i` a win): to a
+/// loss for the opponent with the smallest distance, so wins are finite.
+/// When a draw is enough: to any position that is not a win for the
+/// opponent, a leaf first, then one `seen` already (closing a loop), then
+/// the one whose mover has the fewest moves (the proof must answer them
+/// all).
+fn choose(r: &Retro, a: &Analysis, i: usize, seen: &[bool], draw_enough: bool) -> Option<usize> {
+    let kids = r.successors(i);
+    if a.value[i] == WIN && !draw_enough {
+        return kids
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| a.value[c as usize] == LOSS && a.dist[c as usize] < a.dist[i])
+            .min_by_key(|(_, &c)| a.dist[c as usize])
+            .map(|(k, _)| k);
+    }
+    if a.value[i] == LOSS {
+        return None;
+    }
+    kids.iter()
+        .enumerate()
+        .filter(|(_, &c)| a.value[c as usize] != WIN && r.kind[c as usize] != FRONTIER)
+        .min_by_key(|(_, &c)| {
+            let c = c as usize;
+            let rank = if r.kind[c] != INTERIOR {
+                0
+            } else if seen.get(c).copied().unwrap_or(false) {
+                1
+            } else {
+                2
+            };
+            (rank, r.offsets[c + 1] - r.offsets[c])
+        })
+        .map(|(k, _)| k)
+}
+
+/// Whether to give up now, and why.
+fn check_limits(root: &Position, positions: usize, cfg: &RetroConfig) -> Result<(), RetroError> {
+    if cfg.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+        return Err(RetroError::Stopped {
+            fen: to_fen(root),
+            positions,
+        });
+    }
+    if cfg.deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(RetroError::OutOfTime {
+            fen: to_fen(root),
+            positions,
+        });
+    }
+    Ok(())
+}
+
+/// The graph as built: positions, successor offsets and ids, kinds, leaf
+/// values.
+type Graph = (Vec<Position>, Vec<u32>, Vec<u32>, Vec<u8>, Vec<u8>);
+
+/// Breadth-first enumeration of the graph, classifying each position as
+/// a leaf or expanding it; once the cap or the expansion time is reached,
+/// the positions not expanded that are not leaves become the frontier.
+fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Graph, RetroError> {
+    let mut index = Index::default();
+    let mut positions = vec![root];
+    index.insert(root, 0);
+    let mut offsets: Vec<u32> = vec![0];
+    let mut succ: Vec<u32> = Vec::new();
+    let mut value: Vec<u8> = Vec::new();
+    let mut kind: Vec<u8> = Vec::new();
+    let mut expanding = true;
+    let mut i = 0;
+    while i < positions.len() {
+        if i.is_multiple_of(4096) {
+            check_limits(&root, positions.len(), cfg)?;
+            if cfg.expand_until.is_some_and(|d| Instant::now() >= d) {
+                expanding = false;
+            }
+        }
+        let p = positions[i];
+        i += 1;
+        if let Some(v) = leaves.oracle.probe(&p) {
+            value.push(value_byte(v));
+            kind.push(EGDB);
+        } else if let Some(Outcome::Exact(v)) = leaves.store.lookup(&p) {
+            value.push(value_byte(v));
+            kind.push(STORE);
+        } else {
+            let moves = p.moves();
+            value.push(if moves.is_empty() { LOSS } else { OPEN });
+            kind.push(if moves.is_empty() {
+                TERMINAL
+            } else if expanding {
+                INTERIOR
+            } else {
+                FRONTIER
+            });
+            if !moves.is_empty() && expanding {
+                let start = succ.len();
+                for m in moves.iter() {
+                    let c = p.play_unchecked(m);
+                    let id = match index.entry(c) {
+                        Entry::Occupied(e) => *e.get(),
+                        Entry::Vacant(e) => {
+                            if positions.len() >= cfg.max_positions {
+                                // Not all of its moves fit: it joins the
+                                // frontier, and so does every later one.
+                                expanding = false;
+                                break;
+                            }
+                            let id = positions.len() as u32;
+                            positions.push(c);
+                            *e.insert(id)
+                        }
+                    };
+                    succ.push(id);
+                }
+                if !expanding {
+                    succ.truncate(start);
+                    *kind.last_mut().expect("pushed above") = FRONTIER;
+                }
+            }
+        }
+        let end = u32::try_from(succ.len())
+            .map_err(|_| RetroError::TooManyMoves { fen: to_fen(&root) })?;
+        offsets.push(end);
+    }
+    Ok((positions, offsets, succ, kind, value))
 }

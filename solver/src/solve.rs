@@ -167,6 +167,17 @@ pub enum SolveError {
         /// Why (not a `source`: the message already holds it).
         why: ExtractError,
     },
+    /// The retrograde analysis and the searches proved incompatible
+    /// results.
+    #[error("{fen}: the retrograde analysis proved {retro}, the searches {search}")]
+    Contradiction {
+        /// The position.
+        fen: String,
+        /// What the retrograde analysis proved.
+        retro: Outcome,
+        /// What the searches proved.
+        search: Outcome,
+    },
     /// An extracted proof failed verification (a solver bug).
     #[error("the {question} proof of {fen} failed verification: {source}")]
     Verify {
@@ -214,23 +225,21 @@ fn solve_here(
         SolverKind::All => deadline.map(|d| start + d.saturating_duration_since(start) / 2),
         _ => deadline,
     };
-    let part = match retro_part(root, leaves, opts, until) {
+    let part = match retro_part(root, leaves, opts, start, until) {
         Ok(part) => part,
         // A proof too large to extract: the searches may find a smaller one.
-        Err(SolveError::Extract { .. }) if opts.solver == SolverKind::All => RetroPart {
-            runs: Vec::new(),
-            settled: None,
-        },
+        Err(SolveError::Extract { .. }) if opts.solver == SolverKind::All => RetroPart::default(),
         Err(e) => return Err(e),
     };
     let retro_nodes: u64 = part.runs.iter().map(|r| r.nodes).sum();
-    if let Some((outcome, best_move, proofs)) = part.settled {
+    let settled = part.outcome.is_some_and(|o| settles(opts.ask, o));
+    if settled || opts.solver == SolverKind::Retro {
         return Ok(SolveReport {
             root,
-            outcome: Some(outcome),
-            best_move,
+            outcome: part.outcome,
+            best_move: part.best,
             runs: part.runs,
-            proofs,
+            proofs: part.proofs,
             provenance: Provenance {
                 solver: "retro".to_string(),
                 nodes: retro_nodes,
@@ -240,59 +249,99 @@ fn solve_here(
             },
         });
     }
-    if opts.solver == SolverKind::Retro {
-        return Ok(SolveReport {
-            root,
-            outcome: None,
-            best_move: None,
-            runs: part.runs,
-            proofs: Vec::new(),
-            provenance: Provenance {
-                solver: "retro".to_string(),
-                nodes: retro_nodes,
-                millis: start.elapsed().as_millis() as u64,
-                egdb_pieces: opts.egdb_pieces,
-                run_id: String::new(),
-            },
-        });
-    }
-    // The searches with what is left of the time.
+    // The searches, with what is left of the time, on what is left open.
+    let (lo, hi) = part
+        .outcome
+        .map_or((Value::Loss, Value::Win), |o| o.range());
+    let ask = match opts.ask {
+        Ask::Value if lo == Value::Draw => Ask::Win,
+        Ask::Value if hi == Value::Draw => Ask::Draw,
+        ask => ask,
+    };
     let rest = SolveOptions {
         solver: SolverKind::Both,
+        ask,
         time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         ..opts.clone()
     };
     let mut rep = search_here(root, leaves, &rest)?;
+    let outcome = match (part.outcome, rep.outcome) {
+        (Some(a), Some(b)) => Some(a.intersect(b).map_err(|_| SolveError::Contradiction {
+            fen: to_fen(&root),
+            retro: a,
+            search: b,
+        })?),
+        (a, b) => a.or(b),
+    };
+    let mut proofs = part.proofs;
+    proofs.append(&mut rep.proofs);
+    match outcome {
+        // The win or loss proof subsumes the bounds' proofs.
+        Some(Outcome::Exact(Value::Loss)) => proofs.retain(|p| p.tree.question == Question::Loss),
+        Some(Outcome::Exact(Value::Win)) => proofs.retain(|p| p.tree.question == Question::Win),
+        _ => {}
+    }
     let mut runs = part.runs;
     runs.append(&mut rep.runs);
-    rep.runs = runs;
-    rep.provenance.nodes += retro_nodes;
-    rep.provenance.millis = start.elapsed().as_millis() as u64;
-    Ok(rep)
+    let retro_proved = proofs.iter().any(|p| p.provenance.solver == "retro");
+    Ok(SolveReport {
+        root,
+        outcome,
+        best_move: rep.best_move.or(part.best),
+        runs,
+        proofs,
+        provenance: Provenance {
+            solver: if retro_proved {
+                "retro+ab+dfpn"
+            } else {
+                "ab+dfpn"
+            }
+            .to_string(),
+            nodes: rep.provenance.nodes + retro_nodes,
+            millis: start.elapsed().as_millis() as u64,
+            egdb_pieces: opts.egdb_pieces,
+            run_id: String::new(),
+        },
+    })
 }
 
-/// What the retrograde analysis established: its runs and, when it
-/// finished, the outcome for the question asked, the best move and the
-/// verified proofs.
+/// Whether `o` answers `ask`.
+fn settles(ask: Ask, o: Outcome) -> bool {
+    let (lo, hi) = o.range();
+    match ask {
+        Ask::Win => lo == Value::Win || hi <= Value::Draw,
+        Ask::Draw => lo >= Value::Draw || hi == Value::Loss,
+        Ask::Value => lo == hi,
+    }
+}
+
+/// What the retrograde analysis established: its runs, the value or
+/// bound of the root, the move realising its lower bound, and the
+/// verified proofs of every question the bounds settle.
+#[derive(Default)]
 struct RetroPart {
     runs: Vec<QuestionRun>,
-    settled: Option<(Outcome, Option<Move>, Vec<VerifiedProof>)>,
+    outcome: Option<Outcome>,
+    best: Option<Move>,
+    proofs: Vec<VerifiedProof>,
 }
 
-/// Runs the retrograde analysis until `until` and answers `opts.ask`
-/// from the root's exact value. Giving up (cap, time, stop) is an
-/// unsettled part, not an error; a proof too large is
-/// [`SolveError::Extract`]; a proof the verifier rejects is
-/// [`SolveError::Verify`].
+/// Runs the retrograde analysis until `until` (expanding positions for
+/// three fifths of the time from `start`, the rest is for the analysis
+/// and the proofs). Giving up (time, stop) is an empty part, not an
+/// error; a proof too large is [`SolveError::Extract`]; a proof the
+/// verifier rejects is [`SolveError::Verify`].
 fn retro_part(
     root: Position,
     leaves: Leaves<'_>,
     opts: &SolveOptions,
+    start: Instant,
     until: Option<Instant>,
 ) -> Result<RetroPart, SolveError> {
     let t0 = Instant::now();
     let cfg = RetroConfig {
         max_positions: opts.retro_positions,
+        expand_until: until.map(|u| start + u.saturating_duration_since(start) * 3 / 5),
         deadline: until,
         stop: opts.stop,
     };
@@ -305,7 +354,6 @@ fn retro_part(
         Ok(r) => r,
         Err(e) => {
             let nodes = match e {
-                RetroError::TooManyPositions { limit, .. } => limit,
                 RetroError::OutOfTime { positions, .. } | RetroError::Stopped { positions, .. } => {
                     positions
                 }
@@ -320,69 +368,56 @@ fn retro_part(
                     millis: t0.elapsed().as_millis() as u64,
                     best: None,
                 }],
-                settled: None,
+                ..RetroPart::default()
             });
         }
     };
-    let v = r.value();
+    let (lo, hi) = r.bounds();
     let millis = t0.elapsed().as_millis() as u64;
-    // The binary questions asked, in the order the searches ask them, with
-    // their answers and the proof each answer needs.
-    let win_q = if v == Value::Win {
-        (Value::Win, Status::Success, Question::Win)
-    } else {
-        (Value::Win, Status::Failure, Question::AtMostDraw)
-    };
-    let draw_q = if v >= Value::Draw {
-        (Value::Draw, Status::Success, Question::AtLeastDraw)
-    } else {
-        (Value::Draw, Status::Failure, Question::Loss)
-    };
-    let (asked, outcome) = match opts.ask {
-        Ask::Win => (
-            vec![win_q],
-            if v == Value::Win {
-                Outcome::Exact(Value::Win)
-            } else {
-                Outcome::AtMostDraw
-            },
-        ),
-        Ask::Draw => (
-            vec![draw_q],
-            if v == Value::Loss {
-                Outcome::Exact(Value::Loss)
-            } else {
-                Outcome::AtLeastDraw
-            },
-        ),
-        Ask::Value if v == Value::Win => (vec![win_q], Outcome::Exact(v)),
-        Ask::Value => (vec![win_q, draw_q], Outcome::Exact(v)),
-    };
-    let best_move = if v >= Value::Draw && outcome != Outcome::AtMostDraw {
+    let best = if lo >= Value::Draw {
         r.best_move()
     } else {
         None
     };
-    let mut runs = Vec::new();
-    let mut proofs = Vec::new();
-    for (k, &(threshold, status, question)) in asked.iter().enumerate() {
-        let first = k == 0;
-        runs.push(QuestionRun {
+    // The binary questions in the order the searches ask them.
+    let win = if lo == Value::Win {
+        Status::Success
+    } else if hi <= Value::Draw {
+        Status::Failure
+    } else {
+        Status::Unknown
+    };
+    let draw = if lo >= Value::Draw {
+        Status::Success
+    } else if hi == Value::Loss {
+        Status::Failure
+    } else {
+        Status::Unknown
+    };
+    let asked = match opts.ask {
+        Ask::Win => vec![(Value::Win, win)],
+        Ask::Draw => vec![(Value::Draw, draw)],
+        Ask::Value if win == Status::Success => vec![(Value::Win, win)],
+        Ask::Value => vec![(Value::Win, win), (Value::Draw, draw)],
+    };
+    let runs = asked
+        .iter()
+        .enumerate()
+        .map(|(k, &(threshold, status))| QuestionRun {
             threshold,
             solver: "retro",
             status,
-            nodes: if first { r.positions() as u64 } else { 0 },
-            millis: if first { millis } else { 0 },
+            nodes: if k == 0 { r.positions() as u64 } else { 0 },
+            millis: if k == 0 { millis } else { 0 },
             best: if status == Status::Success {
-                r.best_move()
+                best
             } else {
                 None
             },
-        });
-        // A loss proof subsumes the "not a win" one.
-        if !opts.proofs || (question == Question::AtMostDraw && v == Value::Loss) {
-            continue;
-        }
+        })
+        .collect();
+    let mut proofs = Vec::new();
+    for question in r.questions().into_iter().filter(|_| opts.proofs) {
         let t1 = Instant::now();
         let tree = r
             .proof(question, opts.max_proof_nodes)
@@ -410,7 +445,9 @@ fn retro_part(
     }
     Ok(RetroPart {
         runs,
-        settled: Some((outcome, best_move, proofs)),
+        outcome: r.outcome(),
+        best,
+        proofs,
     })
 }
 
