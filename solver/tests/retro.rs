@@ -298,3 +298,44 @@ fn tampered_proofs_are_rejected() {
         }
     }
 }
+
+/// Random 5-piece positions solved with the 4-piece databases against
+/// the 5-piece ones, every interior position of each graph. Needs the
+/// databases in `CHECKERS_EGDB`; run with
+/// `CHECKERS_EGDB=DIR cargo test -p solver --test retro -- --ignored`.
+#[test]
+#[ignore]
+fn agrees_with_the_five_piece_databases() {
+    let dir = std::env::var("CHECKERS_EGDB").expect("CHECKERS_EGDB");
+    let full = Egdb::open(std::path::Path::new(&dir)).expect("databases");
+    let mut small = Egdb::open(std::path::Path::new(&dir)).expect("databases");
+    small.limit_pieces(4);
+    let mut rng = Rng(99);
+    let mut checked = 0usize;
+    let mut n = 0;
+    while n < 6 {
+        let p = random_position(&mut rng);
+        // Add a fifth piece: a black man or king on a free square.
+        let mut setup = p.to_setup();
+        let free = !(setup.black_men | setup.black_kings | setup.white_men | setup.white_kings);
+        let sq = (rng.next() % 32) as u32;
+        if free & (1 << sq) == 0 {
+            continue;
+        }
+        setup.black_kings |= 1 << sq;
+        let Ok(p) = Position::from_setup(&setup) else {
+            continue;
+        };
+        n += 1;
+        let r = Retro::solve(p, Leaves::new(&small, &NoResults), &RetroConfig::default())
+            .expect("graph");
+        for (pos, v, leaf) in r.entries() {
+            if leaf.is_none() {
+                assert_eq!(Some(v), full.probe(&pos), "{pos:?} (from root {p:?})");
+                checked += 1;
+            }
+        }
+        check_proofs(&r, &small);
+    }
+    eprintln!("{checked} interior positions checked");
+}
