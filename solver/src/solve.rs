@@ -29,8 +29,9 @@ pub enum SolverKind {
     /// Exact retrograde analysis of the graph reachable from the position
     /// ([`crate::retro`]), within [`SolveOptions::retro_positions`].
     Retro,
-    /// Retrograde analysis first (at most half the time limit), then both
-    /// searches, cross-checked, with the time left when it gives up.
+    /// Retrograde analysis first (with a time limit: at most a third of
+    /// it and 250 000 positions per second of it), then both searches,
+    /// cross-checked, on the question it leaves open, with the time left.
     All,
 }
 
@@ -190,6 +191,11 @@ pub enum SolveError {
     },
 }
 
+/// Positions per second of the time limit the retrograde analysis may
+/// enumerate under [`SolverKind::All`] (it manages about a million a
+/// second on one core).
+const ALL_RETRO_RATE: f64 = 250_000.0;
+
 /// Node budget of one alpha-beta call while extracting a df-pn proof: a
 /// position alpha-beta cannot settle quickly goes back to df-pn.
 const EXTRACT_AB_NODES: u64 = 200_000;
@@ -221,11 +227,21 @@ fn solve_here(
     }
     let start = Instant::now();
     let deadline = opts.time.map(|d| start + d);
-    let until = match opts.solver {
-        SolverKind::All => deadline.map(|d| start + d.saturating_duration_since(start) / 2),
-        _ => deadline,
+    // With --solver all and a time limit, the retrograde analysis gets a
+    // third of it and at most ALL_RETRO_RATE positions per second of it
+    // (its cost is about linear in the positions): a graph that small is
+    // solved in a fraction of the time, a larger one would starve the
+    // searches, which settle most positions of that size.
+    let (until, cap) = match (opts.solver, opts.time) {
+        (SolverKind::All, Some(t)) => (
+            Some(start + t / 3),
+            opts.retro_positions
+                .min((t.as_secs_f64() * ALL_RETRO_RATE) as usize)
+                .max(1),
+        ),
+        _ => (deadline, opts.retro_positions),
     };
-    let part = match retro_part(root, leaves, opts, start, until) {
+    let part = match retro_part(root, leaves, opts, start, until, cap) {
         Ok(part) => part,
         // A proof too large to extract: the searches may find a smaller one.
         Err(SolveError::Extract { .. }) if opts.solver == SolverKind::All => RetroPart::default(),
@@ -326,9 +342,9 @@ struct RetroPart {
     proofs: Vec<VerifiedProof>,
 }
 
-/// Runs the retrograde analysis until `until` (expanding positions for
-/// three fifths of the time from `start`, the rest is for the analysis
-/// and the proofs). Giving up (time, stop) is an empty part, not an
+/// Runs the retrograde analysis until `until` on at most `cap` positions
+/// (expanding positions for three quarters of the time from `start`, the
+/// rest is for the analysis and the proofs). Giving up (time, stop) is an empty part, not an
 /// error; a proof too large is [`SolveError::Extract`]; a proof the
 /// verifier rejects is [`SolveError::Verify`].
 fn retro_part(
@@ -337,11 +353,12 @@ fn retro_part(
     opts: &SolveOptions,
     start: Instant,
     until: Option<Instant>,
+    cap: usize,
 ) -> Result<RetroPart, SolveError> {
     let t0 = Instant::now();
     let cfg = RetroConfig {
-        max_positions: opts.retro_positions,
-        expand_until: until.map(|u| start + u.saturating_duration_since(start) * 3 / 5),
+        max_positions: cap,
+        expand_until: until.map(|u| start + u.saturating_duration_since(start) * 3 / 4),
         deadline: until,
         stop: opts.stop,
     };
