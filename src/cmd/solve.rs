@@ -93,7 +93,8 @@ pub struct Args {
     #[arg(long, default_value_t = 4_000_000)]
     pub table_entries: usize,
     /// Most positions the retrograde analysis (--solver retro|all) may
-    /// enumerate before it gives up (about 70 bytes each).
+    /// enumerate (about 100 bytes each); past them it only bounds the
+    /// value.
     #[arg(long, default_value_t = 30_000_000)]
     pub retro_positions: usize,
     /// Proof store: its results are leaves of the search, and every
