@@ -39,7 +39,7 @@
 use crate::leaves::Leaves;
 use crate::question::prover_of;
 use engine::notation::fen::to_fen;
-use engine::{Move, Position, Value};
+use engine::{Move, MoveList, Position, Value};
 use proofdb::{LeafSource, Outcome, ProofEntry, ProofTree, Question};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
@@ -608,6 +608,8 @@ fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Graph,
     let mut value: Vec<u8> = Vec::new();
     let mut kind: Vec<u8> = Vec::new();
     let mut expanding = true;
+    // One list for every position (a new one would be zeroed each time).
+    let mut moves = MoveList::new();
     let mut i = 0;
     while i < positions.len() {
         if i.is_multiple_of(4096) {
@@ -625,7 +627,7 @@ fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Graph,
             value.push(value_byte(v));
             kind.push(STORE);
         } else {
-            let moves = p.moves();
+            p.legal_moves(&mut moves);
             value.push(if moves.is_empty() { LOSS } else { OPEN });
             kind.push(if moves.is_empty() {
                 TERMINAL
