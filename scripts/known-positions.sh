@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Known positions (../shared/data/known-positions.tsv) solved from the rules
-# with both solvers, each position with endgame databases SMALLER than
+# with the retrograde analysis first and then both searches (--solver all;
+# SOLVER=both for the searches alone), each position with endgame databases SMALLER than
 # itself where that is possible: a position of p pieces uses the databases
 # up to min(p - 1, EGDB_PIECES) pieces (default 6; built on first use).
 # Proofs are extracted and checked by the independent verifier. Prints one
@@ -17,6 +18,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-30}
 min=${2:-5}
 top=${EGDB_PIECES:-6}
+solver=${SOLVER:-all}
 tsv=${KNOWN_TSV:-../shared/data/known-positions.tsv}
 # CHECKERS_BIN: a binary to use instead of building this checkout's.
 bin=${CHECKERS_BIN:-}
@@ -36,17 +38,17 @@ for dbp in $(seq 2 "$top"); do
       if (p >= min && d == dbp) print $2 "\t" $3 }' "$tsv" > "$out/want-$dbp.tsv"
   if [ ! -s "$out/want-$dbp.tsv" ]; then rm "$out/want-$dbp.tsv"; continue; fi
   cut -f1 "$out/want-$dbp.tsv" > "$out/fens-$dbp"
-  "$bin" solve --batch "$out/fens-$dbp" --solver both --egdb-pieces "$dbp" --time "$secs" \
+  "$bin" solve --batch "$out/fens-$dbp" --solver "$solver" --egdb-pieces "$dbp" --time "$secs" \
     --json > "$out/got-$dbp.jsonl" || status=1
 done
-python3 - "$out" "$secs" <<'PY' || status=1
+python3 - "$out" "$secs" "$solver" <<'PY' || status=1
 import json, os, sys
-out, secs = sys.argv[1], sys.argv[2]
+out, secs, solver = sys.argv[1], sys.argv[2], sys.argv[3]
 order = ["loss", "draw", "win"]
 span = {"win": ("win", "win"), "draw": ("draw", "draw"), "loss": ("loss", "loss"),
         ">=draw": ("draw", "win"), "<=draw": ("loss", "draw"), None: ("loss", "win")}
-print(f"# known positions: both solvers, {secs} s each, databases smaller than the position")
-print(f"{'pcs':>3} {'db':>2}  {'fen':<46} {'want':<5} {'got':<7} {'nodes':>11} {'ms':>7} {'proof':>7}")
+print(f"# known positions: --solver {solver}, {secs} s each, databases smaller than the position")
+print(f"{'pcs':>3} {'db':>2}  {'fen':<46} {'want':<5} {'got':<7} {'nodes':>11} {'ms':>7} {'proof':>7} solver")
 exact = total = wrong = errors = 0
 for name in sorted(os.listdir(out)):
     if not name.startswith("want-"):
@@ -69,7 +71,7 @@ for name in sorted(os.listdir(out)):
         size = sum(p["nodes"] for p in r["proofs"])
         ok = all(p["verified"] for p in r["proofs"])
         print(f"{pcs:>3} {dbp:>2}  {fen:<46} {w:<5} {res or '-':<7} {r['nodes']:>11} "
-              f"{r['millis']:>7} {size:>7}{'' if ok else ' UNVERIFIED'}{' WRONG' if bad else ''}")
+              f"{r['millis']:>7} {size:>7} {r['solver']}{'' if ok else ' UNVERIFIED'}{' WRONG' if bad else ''}")
 print(f"# {exact}/{total} exact, {wrong} contradicting the known value, {errors} failed lines")
 sys.exit(1 if wrong else 0)
 PY

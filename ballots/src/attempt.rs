@@ -161,6 +161,7 @@ impl StoreProver<'_> {
             table_entries: self.settings.table_entries,
             egdb_pieces: self.settings.egdb_pieces,
             stop: self.stop,
+            ..SolveOptions::default()
         };
         let report =
             solve(*pos, Leaves::new(self.oracle, self.live), &opts).map_err(|e| e.to_string())?;

@@ -1,6 +1,7 @@
 //! Proof search for American checkers: binary questions ("does the side to
 //! move win?", "does it at least draw?"), a pessimistic alpha-beta prover,
-//! depth-first proof-number search, proof-tree extraction, an independent
+//! depth-first proof-number search, exact retrograde analysis of the graph
+//! reachable from a position, proof-tree extraction, an independent
 //! verifier and the proof file format.
 //!
 //! Repetition: a position that repeats on the current search path is a
@@ -18,6 +19,7 @@ pub mod present;
 pub mod proofio;
 pub mod prover;
 pub mod question;
+pub mod retro;
 pub mod solve;
 pub mod table;
 pub mod tree;

@@ -7,6 +7,7 @@ use crate::dfpn::{Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status};
+use crate::retro::{Retro, RetroConfig, RetroError};
 use crate::tree::{extract, DfpnThenAb, ExtractError};
 use crate::verify::{verify, VerifyError, VerifyReport};
 use engine::notation::fen::to_fen;
@@ -25,6 +26,13 @@ pub enum SolverKind {
     Dfpn,
     /// Both, cross-checked.
     Both,
+    /// Exact retrograde analysis of the graph reachable from the position
+    /// ([`crate::retro`]), within [`SolveOptions::retro_positions`].
+    Retro,
+    /// Retrograde analysis first (with a time limit: at most a third of
+    /// it and 250 000 positions per second of it), then both searches,
+    /// cross-checked, on the question it leaves open, with the time left.
+    All,
 }
 
 /// What to establish.
@@ -60,6 +68,9 @@ pub struct SolveOptions {
     /// Set from outside to stop the searches as if the budget ran out
     /// (what was settled before stays settled).
     pub stop: Option<&'static AtomicBool>,
+    /// Most positions the retrograde analysis may enumerate
+    /// ([`SolverKind::Retro`], [`SolverKind::All`]).
+    pub retro_positions: usize,
 }
 
 impl Default for SolveOptions {
@@ -74,6 +85,7 @@ impl Default for SolveOptions {
             table_entries: 4_000_000,
             egdb_pieces: 0,
             stop: None,
+            retro_positions: 30_000_000,
         }
     }
 }
@@ -83,7 +95,9 @@ impl Default for SolveOptions {
 pub struct QuestionRun {
     /// Threshold for the side to move at the root (`Win` or `Draw`).
     pub threshold: Value,
-    /// `ab` or `dfpn`.
+    /// `ab`, `dfpn` or `retro` (the retrograde analysis answers every
+    /// question at once: its first run carries its positions as nodes and
+    /// its time, the second, if any, none).
     pub solver: &'static str,
     /// What it found.
     pub status: Status,
@@ -154,6 +168,17 @@ pub enum SolveError {
         /// Why (not a `source`: the message already holds it).
         why: ExtractError,
     },
+    /// The retrograde analysis and the searches proved incompatible
+    /// results.
+    #[error("{fen}: the retrograde analysis proved {retro}, the searches {search}")]
+    Contradiction {
+        /// The position.
+        fen: String,
+        /// What the retrograde analysis proved.
+        retro: Outcome,
+        /// What the searches proved.
+        search: Outcome,
+    },
     /// An extracted proof failed verification (a solver bug).
     #[error("the {question} proof of {fen} failed verification: {source}")]
     Verify {
@@ -165,6 +190,11 @@ pub enum SolveError {
         source: VerifyError,
     },
 }
+
+/// Positions per second of the time limit the retrograde analysis may
+/// enumerate under [`SolverKind::All`] (it manages about a million a
+/// second on one core).
+const ALL_RETRO_RATE: f64 = 250_000.0;
 
 /// Node budget of one alpha-beta call while extracting a df-pn proof: a
 /// position alpha-beta cannot settle quickly goes back to df-pn.
@@ -188,6 +218,258 @@ pub fn solve(
 }
 
 fn solve_here(
+    root: Position,
+    leaves: Leaves<'_>,
+    opts: &SolveOptions,
+) -> Result<SolveReport, SolveError> {
+    if !matches!(opts.solver, SolverKind::Retro | SolverKind::All) {
+        return search_here(root, leaves, opts);
+    }
+    let start = Instant::now();
+    let deadline = opts.time.map(|d| start + d);
+    // With --solver all and a time limit, the retrograde analysis gets a
+    // third of it and at most ALL_RETRO_RATE positions per second of it
+    // (its cost is about linear in the positions): a graph that small is
+    // solved in a fraction of the time, a larger one would starve the
+    // searches, which settle most positions of that size.
+    let (until, cap) = match (opts.solver, opts.time) {
+        (SolverKind::All, Some(t)) => (
+            Some(start + t / 3),
+            opts.retro_positions
+                .min((t.as_secs_f64() * ALL_RETRO_RATE) as usize)
+                .max(1),
+        ),
+        _ => (deadline, opts.retro_positions),
+    };
+    let part = match retro_part(root, leaves, opts, start, until, cap) {
+        Ok(part) => part,
+        // A proof too large to extract: the searches may find a smaller one.
+        Err(SolveError::Extract { .. }) if opts.solver == SolverKind::All => RetroPart::default(),
+        Err(e) => return Err(e),
+    };
+    let retro_nodes: u64 = part.runs.iter().map(|r| r.nodes).sum();
+    let settled = part.outcome.is_some_and(|o| settles(opts.ask, o));
+    if settled || opts.solver == SolverKind::Retro {
+        return Ok(SolveReport {
+            root,
+            outcome: part.outcome,
+            best_move: part.best,
+            runs: part.runs,
+            proofs: part.proofs,
+            provenance: Provenance {
+                solver: "retro".to_string(),
+                nodes: retro_nodes,
+                millis: start.elapsed().as_millis() as u64,
+                egdb_pieces: opts.egdb_pieces,
+                run_id: String::new(),
+            },
+        });
+    }
+    // The searches, with what is left of the time, on what is left open.
+    let (lo, hi) = part
+        .outcome
+        .map_or((Value::Loss, Value::Win), |o| o.range());
+    let ask = match opts.ask {
+        Ask::Value if lo == Value::Draw => Ask::Win,
+        Ask::Value if hi == Value::Draw => Ask::Draw,
+        ask => ask,
+    };
+    let rest = SolveOptions {
+        solver: SolverKind::Both,
+        ask,
+        time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+        ..opts.clone()
+    };
+    let mut rep = search_here(root, leaves, &rest)?;
+    let outcome = match (part.outcome, rep.outcome) {
+        (Some(a), Some(b)) => Some(a.intersect(b).map_err(|_| SolveError::Contradiction {
+            fen: to_fen(&root),
+            retro: a,
+            search: b,
+        })?),
+        (a, b) => a.or(b),
+    };
+    let mut proofs = part.proofs;
+    proofs.append(&mut rep.proofs);
+    match outcome {
+        // The win or loss proof subsumes the bounds' proofs.
+        Some(Outcome::Exact(Value::Loss)) => proofs.retain(|p| p.tree.question == Question::Loss),
+        Some(Outcome::Exact(Value::Win)) => proofs.retain(|p| p.tree.question == Question::Win),
+        _ => {}
+    }
+    let mut runs = part.runs;
+    runs.append(&mut rep.runs);
+    let retro_proved = proofs.iter().any(|p| p.provenance.solver == "retro");
+    Ok(SolveReport {
+        root,
+        outcome,
+        best_move: rep.best_move.or(part.best),
+        runs,
+        proofs,
+        provenance: Provenance {
+            solver: if retro_proved {
+                "retro+ab+dfpn"
+            } else {
+                "ab+dfpn"
+            }
+            .to_string(),
+            nodes: rep.provenance.nodes + retro_nodes,
+            millis: start.elapsed().as_millis() as u64,
+            egdb_pieces: opts.egdb_pieces,
+            run_id: String::new(),
+        },
+    })
+}
+
+/// Whether `o` answers `ask`.
+fn settles(ask: Ask, o: Outcome) -> bool {
+    let (lo, hi) = o.range();
+    match ask {
+        Ask::Win => lo == Value::Win || hi <= Value::Draw,
+        Ask::Draw => lo >= Value::Draw || hi == Value::Loss,
+        Ask::Value => lo == hi,
+    }
+}
+
+/// What the retrograde analysis established: its runs, the value or
+/// bound of the root, the move realising its lower bound, and the
+/// verified proofs of every question the bounds settle.
+#[derive(Default)]
+struct RetroPart {
+    runs: Vec<QuestionRun>,
+    outcome: Option<Outcome>,
+    best: Option<Move>,
+    proofs: Vec<VerifiedProof>,
+}
+
+/// Runs the retrograde analysis until `until` on at most `cap` positions
+/// (expanding positions for three quarters of the time from `start`, the
+/// rest is for the analysis and the proofs). Giving up (time, stop) is an empty part, not an
+/// error; a proof too large is [`SolveError::Extract`]; a proof the
+/// verifier rejects is [`SolveError::Verify`].
+fn retro_part(
+    root: Position,
+    leaves: Leaves<'_>,
+    opts: &SolveOptions,
+    start: Instant,
+    until: Option<Instant>,
+    cap: usize,
+) -> Result<RetroPart, SolveError> {
+    let t0 = Instant::now();
+    let cfg = RetroConfig {
+        max_positions: cap,
+        expand_until: until.map(|u| start + u.saturating_duration_since(start) * 3 / 4),
+        deadline: until,
+        stop: opts.stop,
+    };
+    let first = if opts.ask == Ask::Draw {
+        Value::Draw
+    } else {
+        Value::Win
+    };
+    let r = match Retro::solve(root, leaves, &cfg) {
+        Ok(r) => r,
+        Err(e) => {
+            let nodes = match e {
+                RetroError::OutOfTime { positions, .. } | RetroError::Stopped { positions, .. } => {
+                    positions
+                }
+                _ => 0,
+            };
+            return Ok(RetroPart {
+                runs: vec![QuestionRun {
+                    threshold: first,
+                    solver: "retro",
+                    status: Status::Unknown,
+                    nodes: nodes as u64,
+                    millis: t0.elapsed().as_millis() as u64,
+                    best: None,
+                }],
+                ..RetroPart::default()
+            });
+        }
+    };
+    let (lo, hi) = r.bounds();
+    let millis = t0.elapsed().as_millis() as u64;
+    let best = if lo >= Value::Draw {
+        r.best_move()
+    } else {
+        None
+    };
+    // The binary questions in the order the searches ask them.
+    let win = if lo == Value::Win {
+        Status::Success
+    } else if hi <= Value::Draw {
+        Status::Failure
+    } else {
+        Status::Unknown
+    };
+    let draw = if lo >= Value::Draw {
+        Status::Success
+    } else if hi == Value::Loss {
+        Status::Failure
+    } else {
+        Status::Unknown
+    };
+    let asked = match opts.ask {
+        Ask::Win => vec![(Value::Win, win)],
+        Ask::Draw => vec![(Value::Draw, draw)],
+        Ask::Value if win == Status::Success => vec![(Value::Win, win)],
+        Ask::Value => vec![(Value::Win, win), (Value::Draw, draw)],
+    };
+    let runs = asked
+        .iter()
+        .enumerate()
+        .map(|(k, &(threshold, status))| QuestionRun {
+            threshold,
+            solver: "retro",
+            status,
+            nodes: if k == 0 { r.positions() as u64 } else { 0 },
+            millis: if k == 0 { millis } else { 0 },
+            best: if status == Status::Success {
+                best
+            } else {
+                None
+            },
+        })
+        .collect();
+    let mut proofs = Vec::new();
+    for question in r.questions().into_iter().filter(|_| opts.proofs) {
+        let t1 = Instant::now();
+        let tree = r
+            .proof(question, opts.max_proof_nodes)
+            .map_err(|_| SolveError::Extract {
+                fen: to_fen(&root),
+                why: ExtractError::TooLarge(opts.max_proof_nodes),
+            })?;
+        let report =
+            verify(&tree, leaves.oracle, leaves.store).map_err(|source| SolveError::Verify {
+                fen: to_fen(&root),
+                question: question.name(),
+                source,
+            })?;
+        proofs.push(VerifiedProof {
+            tree,
+            report,
+            provenance: Provenance {
+                solver: "retro".to_string(),
+                nodes: r.positions() as u64,
+                millis: millis + t1.elapsed().as_millis() as u64,
+                egdb_pieces: opts.egdb_pieces,
+                run_id: String::new(),
+            },
+        });
+    }
+    Ok(RetroPart {
+        runs,
+        outcome: r.outcome(),
+        best,
+        proofs,
+    })
+}
+
+/// The searches (alpha-beta, df-pn or both) for `opts.ask`.
+fn search_here(
     root: Position,
     leaves: Leaves<'_>,
     opts: &SolveOptions,
@@ -388,7 +670,7 @@ fn solve_here(
     let solver = match opts.solver {
         SolverKind::Ab => "ab",
         SolverKind::Dfpn => "dfpn",
-        SolverKind::Both => "ab+dfpn",
+        SolverKind::Both | SolverKind::Retro | SolverKind::All => "ab+dfpn",
     };
     let provenance = Provenance {
         solver: solver.to_string(),

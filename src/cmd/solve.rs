@@ -32,6 +32,13 @@ pub enum SolverArg {
     Dfpn,
     /// Both, cross-checked (a disagreement is an error).
     Both,
+    /// Exact retrograde analysis of every position reachable down to the
+    /// databases (at most --retro-positions positions).
+    Retro,
+    /// Retrograde analysis first (with --time: at most a third of it and
+    /// 250 000 positions per second of it), then both searches,
+    /// cross-checked, for what it leaves open.
+    All,
 }
 
 impl SolverArg {
@@ -41,6 +48,8 @@ impl SolverArg {
             SolverArg::Ab => SolverKind::Ab,
             SolverArg::Dfpn => SolverKind::Dfpn,
             SolverArg::Both => SolverKind::Both,
+            SolverArg::Retro => SolverKind::Retro,
+            SolverArg::All => SolverKind::All,
         }
     }
 }
@@ -83,6 +92,11 @@ pub struct Args {
     /// Table size per solver, in entries.
     #[arg(long, default_value_t = 4_000_000)]
     pub table_entries: usize,
+    /// Most positions the retrograde analysis (--solver retro|all) may
+    /// enumerate (about 100 bytes each); past them it only bounds the
+    /// value.
+    #[arg(long, default_value_t = 30_000_000)]
+    pub retro_positions: usize,
     /// Proof store: its results are leaves of the search, and every
     /// settled result is written to it with its verified proof trees.
     #[arg(long, value_name = "FILE", conflicts_with = "no_proof")]
@@ -160,6 +174,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         table_entries: args.table_entries,
         egdb_pieces: args.egdb_pieces,
         stop: None,
+        retro_positions: args.retro_positions,
     };
     let mut proofs: Vec<StoredProof> = Vec::new();
     if let Some(batch) = &args.batch {
