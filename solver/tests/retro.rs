@@ -14,12 +14,21 @@ use solver::retro::{Retro, RetroConfig};
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
 use solver::verify::verify;
 use solver::Leaves;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 
-/// The databases up to 4 pieces, built once into a scratch folder.
+/// The databases up to 4 pieces, built once into a scratch folder (the
+/// tests run in parallel: one build, then each opens its own view),
+/// limited to `pieces`.
 fn databases(pieces: u32) -> Egdb {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("retro-egdb-4");
-    let mut db = engine::egdb::ensure(&dir, 4, &engine::egdb::NoProgress)
-        .expect("building 4-piece databases");
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let dir = BUILT.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("retro-egdb-4");
+        engine::egdb::ensure(&dir, 4, &engine::egdb::NoProgress)
+            .expect("building 4-piece databases");
+        dir
+    });
+    let mut db = Egdb::open(dir).expect("opening the 4-piece databases");
     db.limit_pieces(pieces);
     db
 }
