@@ -282,31 +282,32 @@ fn decode_tokens_from(block: &[u8], mut pos: usize, offset: usize) -> Option<u8>
             return Some(TOKEN_VALUES[t as usize][(d - begin) as usize]);
         }
         // A run among these eight: one token at a time.
-        for &t in c {
-            let span = TOKEN_SPAN[t as usize] as usize;
-            if span == 0 {
-                return None;
-            }
-            if offset < pos + span {
-                let k = (offset - pos).min(4);
-                return Some(TOKEN_VALUES[t as usize][k]);
-            }
-            pos += span;
+        if let Some(found) = scan_tokens(c, &mut pos, offset)? {
+            return Some(found);
         }
         start += 8;
     }
-    for &t in &block[start..] {
+    scan_tokens(&block[start..], &mut pos, offset)?
+}
+
+/// Scans `tokens` one at a time, the first starting at position `*pos`
+/// (advanced past them): `Some(Some(value))` for the token covering
+/// `offset`, `Some(None)` when none does, `None` for a byte that is no
+/// token.
+#[inline(always)]
+fn scan_tokens(tokens: &[u8], pos: &mut usize, offset: usize) -> Option<Option<u8>> {
+    for &t in tokens {
         let span = TOKEN_SPAN[t as usize] as usize;
         if span == 0 {
             return None;
         }
-        if offset < pos + span {
-            let k = (offset - pos).min(4);
-            return Some(TOKEN_VALUES[t as usize][k]);
+        if offset < *pos + span {
+            let k = (offset - *pos).min(4);
+            return Some(Some(TOKEN_VALUES[t as usize][k]));
         }
-        pos += span;
+        *pos += span;
     }
-    None
+    Some(None)
 }
 
 /// Decodes a token-coded block of `len` positions into `out`, checking
