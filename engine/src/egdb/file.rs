@@ -707,16 +707,18 @@ impl SliceFile {
         let bp = self.header.block_positions as u64;
         let n = (self.header.sizes[table] - block_in_table * bp).min(bp) as usize;
         let blk = (self.first_block[table] + block_in_table) as usize;
-        let lo = bound(b, self.groups, blk) as usize;
-        let hi = bound(b, self.groups, blk + 1) as usize;
-        (&b[self.data_start + lo..self.data_start + hi], n)
+        let (lo, hi) = block_bounds(b, self.groups, blk);
+        (
+            &b[self.data_start + lo as usize..self.data_start + hi as usize],
+            n,
+        )
     }
 
     /// The stored value code of position `idx` of table `table` (capture
     /// positions give an arbitrary value), or `None` for a malformed block.
     #[inline(always)]
     pub fn value(&self, table: usize, idx: u64) -> Option<u8> {
-        self.value_at(self.locate(table, idx)?)
+        self.locate(table, idx)?.value(self.bytes())
     }
 
     /// Where the value of position `idx` of table `table` is stored: its
@@ -743,19 +745,6 @@ impl SliceFile {
     #[inline(always)]
     pub fn bytes(&self) -> &[u8] {
         self.bytes.as_slice()
-    }
-
-    /// The first byte of a located block (0 for an empty one): reading it
-    /// brings the block into the cache.
-    #[inline(always)]
-    pub fn touch(&self, spot: &BlockSpot) -> u8 {
-        spot.touch(self.bytes())
-    }
-
-    /// The value code at a located block, or `None` for a malformed block.
-    #[inline(always)]
-    pub fn value_at(&self, spot: BlockSpot) -> Option<u8> {
-        spot.value(self.bytes())
     }
 
     /// Decodes every block of table `table`, checking that each is well

@@ -224,13 +224,13 @@ impl Egdb {
         for (ps, os) in positions.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
             let n = ps.len().min(os.len());
             // Stage 1: side to move, trivial cases, captures; the table.
-            let mut tables = [(0u32, Position::initial()); GROUP];
+            let mut routed = [(0u32, Position::initial()); GROUP];
             let mut pending = [false; GROUP];
             for i in 0..n {
                 match self.route(&ps[i]) {
                     Route::Done(r) => os[i] = r.map(|(v, _)| v),
                     Route::Table(x, p) => {
-                        tables[i] = (x, p);
+                        routed[i] = (x, p);
                         pending[i] = true;
                     }
                 }
@@ -240,14 +240,14 @@ impl Egdb {
             let mut parts = [IndexParts::default(); GROUP];
             for i in 0..n {
                 if pending[i] {
-                    let (x, p) = &tables[i];
+                    let (x, p) = &routed[i];
                     parts[i] = self.tables[*x as usize].index.index_parts(p);
                 }
             }
             let mut offsets = [0u64; GROUP];
             for i in 0..n {
                 if pending[i] {
-                    offsets[i] = self.tables[tables[i].0 as usize]
+                    offsets[i] = self.tables[routed[i].0 as usize]
                         .index
                         .men_offset(&parts[i]);
                 }
@@ -256,9 +256,9 @@ impl Egdb {
             let mut spots = [None; GROUP];
             for i in 0..n {
                 if pending[i] {
-                    let t = &self.tables[tables[i].0 as usize];
+                    let t = &self.tables[routed[i].0 as usize];
                     let idx = t.index.index_from(&parts[i], offsets[i]);
-                    spots[i] = t.layout.locate(self.slices[t.file as usize].bytes(), idx);
+                    spots[i] = t.layout.locate(self.image_of(routed[i].0), idx);
                 }
             }
             // Stage 3b: the first byte of every block, all reads issued
@@ -266,7 +266,7 @@ impl Egdb {
             let mut touched = 0u8;
             for i in 0..n {
                 if let Some(spot) = &spots[i] {
-                    touched ^= spot.touch(self.image_of(tables[i].0));
+                    touched ^= spot.touch(self.image_of(routed[i].0));
                 }
             }
             std::hint::black_box(touched);
@@ -274,7 +274,7 @@ impl Egdb {
             for i in 0..n {
                 if pending[i] {
                     os[i] = spots[i]
-                        .and_then(|spot| value_of_code(spot.value(self.image_of(tables[i].0))?));
+                        .and_then(|spot| value_of_code(spot.value(self.image_of(routed[i].0))?));
                 }
             }
         }
