@@ -5,18 +5,40 @@ use engine::egdb::{default_dir, ensure};
 use engine::{NoOracle, Oracle};
 use std::sync::Arc;
 
+/// Memory for tables decoded at open (MiB) when `CHECKERS_EGDB_MEMORY`
+/// does not say: every table of up to 6 pieces (655 MB) fits.
+const DEFAULT_UNPACK_MIB: u64 = 1024;
+
 /// The endgame databases up to `pieces` pieces as an [`Oracle`], built
 /// first if missing (with progress bars) in the default folder
 /// (`$CHECKERS_EGDB`, else `$HOME/.cache/checkers/egdb`). `0` means no
 /// databases. Larger slices present in the folder are not used: a result
 /// obtained with `--egdb-pieces N` depends on the N-piece databases only.
+///
+/// Tables are then decoded into memory, smallest piece counts first, up
+/// to `$CHECKERS_EGDB_MEMORY` MiB (default 1024; 0 decodes none): their
+/// probes read one byte instead of a compressed block.
 pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {
         return Ok(Arc::new(NoOracle));
     }
+    let budget = unpack_budget()?;
     let dir = default_dir();
     let progress = crate::cmd::egdb::BarProgress::new();
     let mut db = ensure(&dir, pieces, &progress)?;
     db.limit_pieces(pieces);
+    db.unpack(budget)?;
     Ok(Arc::new(db))
+}
+
+/// Bytes of `$CHECKERS_EGDB_MEMORY` (given in MiB).
+fn unpack_budget() -> anyhow::Result<u64> {
+    match std::env::var("CHECKERS_EGDB_MEMORY") {
+        Err(std::env::VarError::NotPresent) => Ok(DEFAULT_UNPACK_MIB << 20),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(mib) if mib <= u64::MAX >> 20 => Ok(mib << 20),
+            _ => anyhow::bail!("CHECKERS_EGDB_MEMORY={v:?}: expected a number of MiB"),
+        },
+        Err(e) => anyhow::bail!("CHECKERS_EGDB_MEMORY: {e}"),
+    }
 }

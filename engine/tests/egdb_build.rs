@@ -451,3 +451,56 @@ fn probing_many_positions_at_once_answers_as_one_at_a_time() {
     db.probe_many(&ps, &mut out);
     assert_eq!(out, ps[..3].iter().map(|p| db.probe(p)).collect::<Vec<_>>());
 }
+
+#[test]
+fn tables_decoded_into_memory_answer_as_the_files_do() {
+    let files = db();
+    let mut all = Vec::new();
+    enumerate(PIECES, &mut all);
+    let whites: Vec<Position> = all
+        .iter()
+        .step_by(5)
+        .map(|p| p.with_side(Color::White))
+        .collect();
+    all.extend(whites);
+    let expected: Vec<Option<Value>> = all.iter().map(|p| files.probe(p)).collect();
+    let check = |db: &Egdb, what: &str| {
+        for (p, v) in all.iter().zip(&expected) {
+            assert_eq!(db.probe(p), *v, "{what}: {p:?}");
+        }
+        let mut out = vec![None; all.len()];
+        db.probe_many(&all, &mut out);
+        assert!(out == expected, "{what}: probe_many differs");
+    };
+    // Everything decoded.
+    let mut db = Egdb::open(files.dir()).expect("reopen");
+    let u = db.unpack(u64::MAX).expect("unpack");
+    let tables: usize = db.slices().iter().map(|f| f.tables().len()).sum();
+    assert_eq!((u.tables, u.left_packed), (tables, 0));
+    let positions: u64 = db
+        .slices()
+        .iter()
+        .flat_map(|f| f.tables())
+        .map(|t| t.size())
+        .sum();
+    assert_eq!(u.positions, positions);
+    assert!(
+        u.bytes >= positions / 4 && u.bytes < positions / 4 * 11 / 10,
+        "{u:?}"
+    );
+    check(&db, "all decoded");
+    // A budget that holds some tables: the rest are read from the files.
+    let u = db.unpack(u.bytes / 3).expect("unpack");
+    assert!(u.tables > 0 && u.left_packed > 0, "{u:?}");
+    check(&db, "a third decoded");
+    // Past the piece limit nothing is decoded, and nothing answered.
+    db.limit_pieces(3);
+    let u = db.unpack(u64::MAX).expect("unpack");
+    assert!(u.positions < positions / 10, "{u:?}");
+    let four = parse_fen("B:WK29,K30:BK1,K3").unwrap();
+    assert_eq!(db.probe(&four), None);
+    // Nothing decoded: the files answer alone.
+    let mut db = Egdb::open(files.dir()).expect("reopen");
+    assert_eq!(db.unpack(0).expect("unpack").tables, 0);
+    check(&db, "none decoded");
+}

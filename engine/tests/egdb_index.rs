@@ -110,7 +110,20 @@ fn check_round_trip(t: &TableIndex, idx: u64) -> Position {
     assert!(p.validity_check().is_ok(), "{} #{idx}: {p:?}", t.key());
     assert_eq!(TableKey::of(&p), t.key(), "#{idx} {p:?}");
     assert_eq!(t.index(&p), idx, "{} {p:?}", t.key());
+    check_padded(t, &p, idx);
     p
+}
+
+/// The padded index of `p` (gap-free index `idx`) is where `men_rows`
+/// puts `idx`, inside `padded_size`.
+fn check_padded(t: &TableIndex, p: &Position, idx: u64) {
+    let padded = t.padded_index(&t.index_parts(p));
+    let (dense, start) = t
+        .men_rows()
+        .find(|(d, _)| d.contains(&idx))
+        .expect("a row holds every index");
+    assert_eq!(padded, start + (idx - dense.start), "{} {p:?}", t.key());
+    assert!(padded < t.padded_size(), "{} {p:?}", t.key());
 }
 
 #[test]
@@ -123,6 +136,13 @@ fn every_table_up_to_four_pieces_is_a_bijection() {
                 let p = check_round_trip(&t, idx);
                 assert!(seen.insert(p.parts()), "duplicate {p:?}");
             }
+            // The padded rows follow one another without overlapping.
+            let mut end = 0;
+            for (dense, start) in t.men_rows() {
+                assert!(start >= end, "{}: rows overlap", t.key());
+                end = start + (dense.end - dense.start);
+            }
+            assert!(end <= t.padded_size());
         }
     }
 }

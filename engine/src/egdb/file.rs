@@ -757,17 +757,27 @@ impl SliceFile {
         let bp = self.header.block_positions as u64;
         let mut out = Vec::new();
         for k in 0..self.header.sizes[table].div_ceil(bp) {
-            let (blk, n) = self.block(table, k);
-            if codec::decode_block(blk, n, &mut out).is_none() {
-                return Err(EgdbError::Corrupted {
-                    file: self.path.clone(),
-                    offset: (HEADER_LEN + 4 * self.groups) as u64
-                        + 2 * (self.first_block[table] + k),
-                    what: format!("block {k} of table {} is malformed", table),
-                });
-            }
+            self.block_values(table, k, &mut out)?;
             f(k * bp, &out);
         }
         Ok(())
+    }
+
+    /// Decodes block `k` of table `table` into `out` (its value codes),
+    /// checking that it is well formed; a malformed block is an error
+    /// naming the file and the block.
+    ///
+    /// # Panics
+    /// If the file has no table `table` or the table no block `k`.
+    pub fn block_values(&self, table: usize, k: u64, out: &mut Vec<u8>) -> Result<(), EgdbError> {
+        let (blk, n) = self.block(table, k);
+        match codec::decode_block(blk, n, out) {
+            Some(()) => Ok(()),
+            None => Err(EgdbError::Corrupted {
+                file: self.path.clone(),
+                offset: (HEADER_LEN + 4 * self.groups) as u64 + 2 * (self.first_block[table] + k),
+                what: format!("block {k} of table {table} is malformed"),
+            }),
+        }
     }
 }

@@ -10,6 +10,8 @@
 //! * [`file`]: the file format (docs/egdb-format.txt): header, block
 //!   index, checksum, atomic publication, memory-mapped reading.
 //! * [`probe`]: [`Egdb`], the database as an [`crate::Oracle`].
+//! * [`unpacked`]: tables decoded into memory, two bits a position, for
+//!   the fastest probes.
 //! * [`verify`]: re-derivation of every stored value from its successors.
 //!
 //! Side-to-move convention: only positions with Black to move are stored;
@@ -24,6 +26,7 @@ pub mod file;
 pub mod index;
 pub mod probe;
 pub mod slice;
+pub mod unpacked;
 pub mod verify;
 
 pub use build::{ensure, BuildProgress, NoProgress};

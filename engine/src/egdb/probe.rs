@@ -1,9 +1,10 @@
 //! [`Egdb`]: the opened databases and the probe used by every search.
 
 use super::codec::{DRAW, LOSS, WIN};
-use super::file::{Arena, BlockLayout, SliceFile};
+use super::file::{Arena, BlockLayout, BlockSpot, SliceFile};
 use super::index::{IndexParts, TableIndex, TableKey, MAX_PIECES};
 use super::slice::{all_slices, slices_with, SliceKey};
+use super::unpacked::{bytes_for, UnpackJob, UnpackedValues};
 use super::EgdbError;
 use crate::board::{Color, Position};
 use crate::moves::MoveList;
@@ -11,6 +12,8 @@ use crate::value::{Oracle, Value};
 use std::path::{Path, PathBuf};
 
 const NO_TABLE: u32 = u32::MAX;
+/// `ProbeTable::unpacked` of a table read from its file.
+const NOT_UNPACKED: usize = usize::MAX;
 
 /// The endgame databases of one folder: every slice file present, opened
 /// and checked. Thread-safe; a probe does not allocate.
@@ -25,6 +28,8 @@ pub struct Egdb {
     max_pieces: u32,
     /// Slices with more pieces are not read (see [`Egdb::limit_pieces`]).
     limit: u32,
+    /// Tables decoded into memory (see [`Egdb::unpack`]).
+    unpacked: UnpackedValues,
 }
 
 /// What a probe reads of one table, kept together (two cache lines) so
@@ -37,6 +42,8 @@ struct ProbeTable {
     layout: BlockLayout,
     /// The file's place in `Egdb::slices`.
     file: u32,
+    /// The table's first byte in `Egdb::unpacked`, or [`NOT_UNPACKED`].
+    unpacked: usize,
 }
 
 impl ProbeTable {
@@ -45,8 +52,22 @@ impl ProbeTable {
             index: file.tables()[table].clone(),
             layout: file.layout(table).expect("a table of the file"),
             file: file_number as u32,
+            unpacked: NOT_UNPACKED,
         }
     }
+}
+
+/// What [`Egdb::unpack`] decoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unpacked {
+    /// Tables decoded.
+    pub tables: usize,
+    /// Their positions.
+    pub positions: u64,
+    /// Memory they take.
+    pub bytes: u64,
+    /// Tables left compressed (over the budget).
+    pub left_packed: usize,
 }
 
 /// Where a probed value came from.
@@ -70,6 +91,7 @@ impl Egdb {
             lookup: vec![NO_TABLE; 448 * 448],
             max_pieces: 0,
             limit: MAX_PIECES,
+            unpacked: UnpackedValues::none(),
         }
     }
 
@@ -106,6 +128,65 @@ impl Egdb {
     pub fn add(&mut self, file: SliceFile) {
         self.insert(file);
         self.update_max_pieces();
+    }
+
+    /// Decodes tables into memory, two bits a position (see
+    /// [`super::unpacked`]), so that probing them reads one byte instead
+    /// of a compressed block: tables of fewer pieces first, then the
+    /// smaller ones, as long as the total stays within `budget` bytes
+    /// (about a quarter byte a position: 607 MB for every table of up to
+    /// 6 pieces, 8.6 GB for 7). Tables beyond [`Egdb::limit_pieces`] are
+    /// left alone. Replaces what an earlier call decoded; a slice added
+    /// later is read from its file. Every decoded block is checked; a
+    /// malformed one is an error naming its file.
+    pub fn unpack(&mut self, budget: u64) -> Result<Unpacked, EgdbError> {
+        for t in &mut self.tables {
+            t.unpacked = NOT_UNPACKED;
+        }
+        self.unpacked = UnpackedValues::none();
+        let mut order: Vec<usize> = (0..self.tables.len())
+            .filter(|&x| self.tables[x].index.key().pieces() <= self.limit)
+            .collect();
+        order.sort_by_key(|&x| {
+            let i = &self.tables[x].index;
+            (i.key().pieces(), i.size())
+        });
+        let mut total = 0usize;
+        let mut chosen = Vec::new();
+        let mut summary = Unpacked::default();
+        for x in order {
+            let len = bytes_for(&self.tables[x].index);
+            // Each table starts on a cache line.
+            let start = total.div_ceil(64) * 64;
+            if (start + len) as u64 > budget {
+                summary.left_packed += 1;
+                continue;
+            }
+            chosen.push((x, start));
+            total = start + len;
+            summary.tables += 1;
+            summary.positions += self.tables[x].index.size();
+        }
+        let jobs: Vec<UnpackJob> = chosen
+            .iter()
+            .map(|&(x, start)| {
+                let t = &self.tables[x];
+                let file = &self.slices[t.file as usize];
+                UnpackJob {
+                    file,
+                    table: file.header().slice.table_number(t.index.key()),
+                    index: &t.index,
+                    start,
+                }
+            })
+            .collect();
+        let values = UnpackedValues::decode(&jobs, total)?;
+        self.unpacked = values;
+        for (x, start) in chosen {
+            self.tables[x].unpacked = start;
+        }
+        summary.bytes = total as u64;
+        Ok(summary)
     }
 
     /// Adds a slice without recomputing [`Egdb::max_pieces`] (the opens
@@ -223,70 +304,110 @@ impl Egdb {
         const GROUP: usize = 32;
         for (ps, os) in positions.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
             let n = ps.len().min(os.len());
-            // Stage 1: side to move, trivial cases, captures; the table.
+            // Stage 1: side to move, trivial cases, captures; the table
+            // key, then (a loop of reads) the table.
             let mut routed = [(0u32, Position::initial()); GROUP];
+            let mut keys = [usize::MAX; GROUP];
             let mut pending = [false; GROUP];
             for i in 0..n {
-                match self.route(&ps[i]) {
-                    Route::Done(r) => os[i] = r.map(|(v, _)| v),
-                    Route::Table(x, p) => {
-                        routed[i] = (x, p);
-                        pending[i] = true;
+                match self.route_key(&ps[i]) {
+                    Err(r) => os[i] = r.map(|(v, _)| v),
+                    Ok((id, p)) => {
+                        keys[i] = id;
+                        routed[i].1 = p;
                     }
                 }
             }
-            // Stage 2: the index, its one table read issued for the whole
-            // group before any is used.
+            let mut touched = 0u64;
+            for i in 0..n {
+                if keys[i] != usize::MAX {
+                    match self.table_of(keys[i], routed[i].1) {
+                        Route::Table(x, _) => {
+                            routed[i].0 = x;
+                            pending[i] = true;
+                            // The table's first line, read by the index.
+                            touched ^= self.tables[x as usize].index.key().pieces() as u64;
+                        }
+                        _ => os[i] = None,
+                    }
+                }
+            }
+            std::hint::black_box(touched);
+            // Stage 2: the index. A decoded table needs no read for it
+            // (its padded index); a compressed one reads its men offset.
+            // Then the reads, in a loop of their own: a load that misses
+            // waits at the head of the reorder buffer, and only a short
+            // loop lets many be issued behind it.
+            let mut spots = [Spot::Missing; GROUP];
             let mut parts = [IndexParts::default(); GROUP];
             for i in 0..n {
                 if pending[i] {
                     let (x, p) = &routed[i];
-                    parts[i] = self.tables[*x as usize].index.index_parts(p);
+                    let t = &self.tables[*x as usize];
+                    parts[i] = t.index.index_parts(p);
+                    if t.unpacked != NOT_UNPACKED {
+                        spots[i] = Spot::Unpacked(t.unpacked, t.index.padded_index(&parts[i]));
+                    }
                 }
             }
             let mut offsets = [0u64; GROUP];
-            for i in 0..n {
-                if pending[i] {
-                    offsets[i] = self.tables[routed[i].0 as usize]
-                        .index
-                        .men_offset(&parts[i]);
-                }
-            }
-            // Stage 3: the block holding each index (block index reads).
-            let mut spots = [None; GROUP];
-            for i in 0..n {
-                if pending[i] {
-                    let t = &self.tables[routed[i].0 as usize];
-                    let idx = t.index.index_from(&parts[i], offsets[i]);
-                    spots[i] = t.layout.locate(self.image_of(routed[i].0), idx);
-                }
-            }
-            // Stage 3b: the first byte of every block, all reads issued
-            // before any is waited for.
             let mut touched = 0u8;
             for i in 0..n {
-                if let Some(spot) = &spots[i] {
-                    touched ^= spot.touch(self.image_of(routed[i].0));
+                match spots[i] {
+                    Spot::Unpacked(start, idx) => {
+                        touched ^= self.unpacked.code(start, idx).unwrap_or(0);
+                    }
+                    _ if pending[i] => {
+                        offsets[i] = self.tables[routed[i].0 as usize]
+                            .index
+                            .men_offset(&parts[i]);
+                    }
+                    _ => {}
+                }
+            }
+            // Stage 3: the block holding each value of a compressed table
+            // (block index reads), then the first byte of every block, all
+            // reads issued before any is waited for.
+            for i in 0..n {
+                if !pending[i] {
+                    continue;
+                }
+                let t = &self.tables[routed[i].0 as usize];
+                if t.unpacked == NOT_UNPACKED {
+                    let idx = t.index.index_from(&parts[i], offsets[i]);
+                    if let Some(b) = t.layout.locate(self.image_of(routed[i].0), idx) {
+                        spots[i] = Spot::Block(b);
+                    }
+                }
+            }
+            for i in 0..n {
+                if let Spot::Block(b) = &spots[i] {
+                    touched ^= b.touch(self.image_of(routed[i].0));
                 }
             }
             std::hint::black_box(touched);
-            // Stage 4: decoding, from the cache.
+            // Stage 4: the values, from the cache.
             for i in 0..n {
                 if pending[i] {
-                    os[i] = spots[i]
-                        .and_then(|spot| value_of_code(spot.value(self.image_of(routed[i].0))?));
+                    let code = match &spots[i] {
+                        Spot::Unpacked(start, idx) => self.unpacked.code(*start, *idx),
+                        Spot::Block(b) => b.value(self.image_of(routed[i].0)),
+                        Spot::Missing => None,
+                    };
+                    os[i] = code.and_then(value_of_code);
                 }
             }
         }
     }
 
-    /// How `pos` is answered: directly (no piece, a capture search, past
-    /// the limit), or from table `x` (see `lookup`) as the position `p`
+    /// How `pos` is answered: `Err` with the answer when no table is
+    /// read (no piece, a capture search, past the limit), else `Ok` with
+    /// the key ([`TableKey::id`]) of the table to read and the position
     /// with Black to move and no capture.
     #[inline(always)]
-    fn route(&self, pos: &Position) -> Route {
+    fn route_key(&self, pos: &Position) -> Result<(usize, Position), Option<(Value, Source)>> {
         if pos.piece_count() > MAX_PIECES {
-            return Route::Done(None);
+            return Err(None);
         }
         let p = if pos.side_to_move() == Color::White {
             pos.flipped()
@@ -294,10 +415,10 @@ impl Egdb {
             *pos
         };
         if p.black() == 0 {
-            return Route::Done(Some((Value::Loss, Source::Trivial)));
+            return Err(Some((Value::Loss, Source::Trivial)));
         }
         if p.has_capture() {
-            return Route::Done(self.capture_search(&p).map(|v| (v, Source::CaptureSearch)));
+            return Err(self.capture_search(&p).map(|v| (v, Source::CaptureSearch)));
         }
         if p.white() == 0 {
             // The opponent has no piece; a side to move without a move
@@ -307,12 +428,28 @@ impl Egdb {
             } else {
                 Value::Win
             };
-            return Route::Done(Some((v, Source::Trivial)));
+            return Err(Some((v, Source::Trivial)));
         }
         if p.piece_count() > self.limit {
-            return Route::Done(None);
+            return Err(None);
         }
-        match self.lookup[TableKey::of(&p).id()] {
+        Ok((TableKey::of(&p).id(), p))
+    }
+
+    /// How `pos` is answered: directly, or from a table (see
+    /// [`Egdb::route_key`]).
+    #[inline(always)]
+    fn route(&self, pos: &Position) -> Route {
+        match self.route_key(pos) {
+            Ok((id, p)) => self.table_of(id, p),
+            Err(r) => Route::Done(r),
+        }
+    }
+
+    /// The table of key `id` for `p` (which belongs to it).
+    #[inline(always)]
+    fn table_of(&self, id: usize, p: Position) -> Route {
+        match self.lookup[id] {
             NO_TABLE => Route::Done(None),
             x => Route::Table(x, p),
         }
@@ -328,8 +465,14 @@ impl Egdb {
     #[inline(always)]
     fn stored_in(&self, x: u32, p: &Position) -> Option<Value> {
         let t = &self.tables[x as usize];
+        let parts = t.index.index_parts(p);
+        if t.unpacked != NOT_UNPACKED {
+            let idx = t.index.padded_index(&parts);
+            return value_of_code(self.unpacked.code(t.unpacked, idx)?);
+        }
+        let idx = t.index.index_from(&parts, t.index.men_offset(&parts));
         let image = self.slices[t.file as usize].bytes();
-        let spot = t.layout.locate(image, t.index.index(p))?;
+        let spot = t.layout.locate(image, idx)?;
         value_of_code(spot.value(image)?)
     }
 
@@ -364,6 +507,17 @@ impl Oracle for Egdb {
     fn probe(&self, pos: &Position) -> Option<Value> {
         self.probe_value(pos)
     }
+}
+
+/// Where [`Egdb::probe_many`] finds a value.
+#[derive(Clone, Copy)]
+enum Spot {
+    /// Not found (past the table, or not probed).
+    Missing,
+    /// In the decoded tables: the table's first byte and the index.
+    Unpacked(usize, u64),
+    /// In a compressed block.
+    Block(BlockSpot),
 }
 
 /// How a probe is answered (see `Egdb::route`).
