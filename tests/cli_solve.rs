@@ -53,3 +53,18 @@ fn a_retro_cap_leaves_the_rest_to_the_searches() {
     assert_eq!(v["result"], "win");
     assert_eq!(v["runs"][0]["solver"], "retro");
 }
+
+#[test]
+fn a_bad_memory_budget_is_refused_before_anything_is_built() {
+    let dir = std::env::temp_dir().join(format!("checkers-budget-{}", std::process::id()));
+    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(["solve", "W:WK1,K3:BK32", "--egdb-pieces", "3"])
+        .env("CHECKERS_EGDB", &dir)
+        .env("CHECKERS_EGDB_MEMORY", "lots")
+        .output()
+        .expect("run checkers");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CHECKERS_EGDB_MEMORY"), "{err}");
+    assert!(!dir.exists(), "nothing is built");
+}
