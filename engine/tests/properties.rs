@@ -107,6 +107,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
+    fn the_branch_free_capture_test_agrees(pos in sparse_position(), dense in any_position()) {
+        for p in [pos, dense] {
+            let black = p.with_side(Color::Black);
+            prop_assert_eq!(black.black_has_capture_flat(), black.has_capture(), "{:?}", black);
+        }
+    }
+
+    #[test]
     fn fen_round_trip(pos in any_position()) {
         prop_assert!(pos.validity_check().is_ok());
         let text = to_fen(&pos);

@@ -76,18 +76,47 @@ const fn rows_below(r: u32) -> u32 {
     }
 }
 
+/// `BINOM_ROWS[n][i]` = C(n, i) for n <= 32; row 33 is all zeros (the
+/// "no element" row of the branch-free ranks).
+static BINOM_ROWS: [[u32; 8]; 34] = binom_rows();
+
+const fn binom_rows() -> [[u32; 8]; 34] {
+    let mut t = [[0u32; 8]; 34];
+    let mut n = 0;
+    while n < 33 {
+        let mut k = 0;
+        while k < 8 {
+            t[n][k] = BINOM[n][k] as u32;
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
 /// Colex rank of the set bits of `set`, each bit's number being the count
 /// of `universe` bits below it (`set` must be a subset of `universe`).
+///
+/// The first three steps have no data-dependent branch (a step past the
+/// last element adds from row 33, all zeros): probes of unrelated
+/// positions meet sets of every size, and a loop's exit would mispredict
+/// at each. A loop finishes sets of more than three elements.
 #[inline(always)]
 fn colex_rank_in(set: u32, universe: u32) -> u64 {
-    let mut r = 0;
+    let mut r = 0u64;
     let mut s = set;
-    let mut i = 1;
+    for i in 1..4 {
+        let low = s & s.wrapping_neg();
+        let pos = (universe & low.wrapping_sub(1)).count_ones();
+        let row = if low == 0 { 33 } else { pos as usize };
+        r += BINOM_ROWS[row][i] as u64;
+        s &= s.wrapping_sub(1);
+    }
+    let mut i = 4;
     while s != 0 {
         let sq = s.trailing_zeros();
         s &= s - 1;
-        let pos = (universe & ((1u32 << sq) - 1)).count_ones();
-        r += binom(pos, i);
+        r += binom((universe & ((1u32 << sq) - 1)).count_ones(), i);
         i += 1;
     }
     r
@@ -96,16 +125,7 @@ fn colex_rank_in(set: u32, universe: u32) -> u64 {
 /// Colex rank of the set bits of `set` (bit numbers as they are).
 #[inline(always)]
 fn colex_rank(set: u32) -> u64 {
-    let mut r = 0;
-    let mut s = set;
-    let mut i = 1;
-    while s != 0 {
-        let sq = s.trailing_zeros();
-        s &= s - 1;
-        r += binom(sq, i);
-        i += 1;
-    }
-    r
+    colex_rank_in(set, u32::MAX)
 }
 
 /// The `k`-subset of `0..32` with colex rank `r`, as dense positions
@@ -249,6 +269,23 @@ impl Side {
         }
     }
 
+    /// [`Side::of`] for men given in the OTHER frame (bit-reversed from
+    /// the own one), without reversing them: the lead rank comes from the
+    /// lowest man instead of the highest.
+    #[inline(always)]
+    pub fn of_reversed(men_other_frame: u32, kings: u32) -> Side {
+        let lead = if men_other_frame == 0 {
+            0
+        } else {
+            (31 - men_other_frame.trailing_zeros()) / 4
+        };
+        Side {
+            men: men_other_frame.count_ones() as u8,
+            kings: kings as u8,
+            lead: lead as u8,
+        }
+    }
+
     /// Number of pieces.
     pub const fn pieces(&self) -> u32 {
         self.men as u32 + self.kings as u32
@@ -311,7 +348,7 @@ impl TableKey {
         let (b, w, k, _) = pos.parts();
         TableKey {
             black: Side::of(b & !k, (b & k).count_ones()),
-            white: Side::of((w & !k).reverse_bits(), (w & k).count_ones()),
+            white: Side::of_reversed(w & !k, (w & k).count_ones()),
         }
     }
 
@@ -498,17 +535,20 @@ impl TableIndex {
         let black_men = b & !k;
         let white_men = w & !k;
         let black_rank = colex_rank(black_men) - self.black_base;
-        let avail = white_universe(black_men, self.key.white);
+        // Both sets of men into White's frame with one 64-bit reversal:
+        // the high half is White's men, the low half Black's.
+        let reversed = (((black_men as u64) << 32) | white_men as u64).reverse_bits();
+        let (white_own, black_in_white) = ((reversed >> 32) as u32, reversed as u32);
+        let avail = men_region(self.key.white) & !black_in_white;
         let wm = self.key.white.men as u32;
-        let white_rank = if wm == 0 {
-            0
-        } else {
-            colex_rank_in(white_men.reverse_bits(), avail)
-                - binom(
-                    (avail & rows_below(self.key.white.lead as u32)).count_ones(),
-                    wm,
-                )
-        };
+        // Without men, White has one set, rank 0 (C(n, 0) = 1 is not
+        // subtracted: a mask, not a branch on the table).
+        let below = binom(
+            (avail & rows_below(self.key.white.lead as u32)).count_ones(),
+            wm,
+        );
+        let white_rank =
+            colex_rank_in(white_own, avail) - (below & ((wm != 0) as u64).wrapping_neg());
         let free = !(black_men | white_men);
         let bk_rank = colex_rank_in(b & k, free);
         let wk_rank = colex_rank_in(w & k, free & !(b & k));
@@ -665,6 +705,50 @@ fn white_sets(black_men: u32, white: Side) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_side_read_from_the_other_frame_is_the_same_side() {
+        // Every set of up to three men on the 28 squares men may hold.
+        for a in 0..28u32 {
+            for b in a..28 {
+                for c in b..28 {
+                    let men = (1u32 << a) | (1 << b) | (1 << c);
+                    for k in 0..3 {
+                        assert_eq!(Side::of_reversed(men.reverse_bits(), k), Side::of(men, k));
+                    }
+                }
+            }
+        }
+        assert_eq!(Side::of_reversed(0, 2), Side::of(0, 2));
+    }
+
+    #[test]
+    fn colex_ranks_of_every_size_match_the_sum_of_binomials() {
+        // Sets of 0 to 7 elements in a universe with holes.
+        let universe = 0xF7DF_BEFDu32;
+        let squares: Vec<u32> = (0..32).filter(|b| universe & (1 << b) != 0).collect();
+        let mut x = 0x1234_5678_9ABC_DEF0u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = (x % 8) as usize;
+            let mut set = 0u32;
+            while (set.count_ones() as usize) < k {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                set |= 1 << squares[(x % squares.len() as u64) as usize];
+            }
+            let expected: u64 = squares
+                .iter()
+                .filter(|&&b| set & (1 << b) != 0)
+                .enumerate()
+                .map(|(i, &b)| binom((universe & ((1u32 << b) - 1)).count_ones(), i as u32 + 1))
+                .sum();
+            assert_eq!(colex_rank_in(set, universe), expected, "{set:#x}");
+        }
+    }
 
     #[test]
     fn binomials_match_pascal() {

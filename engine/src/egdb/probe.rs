@@ -4,7 +4,7 @@ use super::codec::{DRAW, LOSS, WIN};
 use super::file::{Arena, BlockLayout, BlockSpot, SliceFile};
 use super::index::{IndexParts, TableIndex, TableKey, MAX_PIECES};
 use super::slice::{all_slices, slices_with, SliceKey};
-use super::unpacked::{bytes_for, UnpackJob, UnpackedValues};
+use super::unpacked::{self, bytes_for, UnpackJob, UnpackedValues};
 use super::EgdbError;
 use crate::board::{Color, Position};
 use crate::moves::MoveList;
@@ -302,100 +302,116 @@ impl Egdb {
     /// another. A search that probes every child of a node can use it.
     pub fn probe_many(&self, positions: &[Position], out: &mut [Option<Value>]) {
         const GROUP: usize = 32;
+        let decoded = self.unpacked.bytes();
         for (ps, os) in positions.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
             let n = ps.len().min(os.len());
-            // Stage 1: side to move, trivial cases, captures; the table
-            // key, then (a loop of reads) the table.
-            let mut routed = [(0u32, Position::initial()); GROUP];
+            // Stage 1: side to move, trivial cases, captures, the table
+            // key; then (a loop of reads) the table; then, arithmetic only,
+            // the index. A decoded table needs no read for its (padded)
+            // index; a compressed one needs its men offset, read in stage 2.
             let mut keys = [usize::MAX; GROUP];
-            let mut pending = [false; GROUP];
+            let mut flipped = [Position::initial(); GROUP];
             for i in 0..n {
                 match self.route_key(&ps[i]) {
                     Err(r) => os[i] = r.map(|(v, _)| v),
                     Ok((id, p)) => {
                         keys[i] = id;
-                        routed[i].1 = p;
+                        flipped[i] = p;
                     }
                 }
             }
+            let mut tables = [NO_TABLE; GROUP];
             let mut touched = 0u64;
             for i in 0..n {
                 if keys[i] != usize::MAX {
-                    match self.table_of(keys[i], routed[i].1) {
-                        Route::Table(x, _) => {
-                            routed[i].0 = x;
-                            pending[i] = true;
-                            // The table's first line, read by the index.
-                            touched ^= self.tables[x as usize].index.key().pieces() as u64;
-                        }
-                        _ => os[i] = None,
+                    let x = self.lookup[keys[i]];
+                    tables[i] = x;
+                    if x == NO_TABLE {
+                        os[i] = None;
+                    } else {
+                        // The table's first line, read by the index.
+                        touched ^= self.tables[x as usize].index.key().pieces() as u64;
                     }
                 }
             }
             std::hint::black_box(touched);
-            // Stage 2: the index. A decoded table needs no read for it
-            // (its padded index); a compressed one reads its men offset.
-            // Then the reads, in a loop of their own: a load that misses
-            // waits at the head of the reorder buffer, and only a short
-            // loop lets many be issued behind it.
             let mut spots = [Spot::Missing; GROUP];
             let mut parts = [IndexParts::default(); GROUP];
             for i in 0..n {
-                if pending[i] {
-                    let (x, p) = &routed[i];
-                    let t = &self.tables[*x as usize];
-                    parts[i] = t.index.index_parts(p);
-                    if t.unpacked != NOT_UNPACKED {
-                        spots[i] = Spot::Unpacked(t.unpacked, t.index.padded_index(&parts[i]));
-                    }
+                let x = tables[i];
+                if x == NO_TABLE {
+                    continue;
                 }
+                let t = &self.tables[x as usize];
+                parts[i] = t.index.index_parts(&flipped[i]);
+                spots[i] = if t.unpacked != NOT_UNPACKED {
+                    let idx = t.index.padded_index(&parts[i]);
+                    Spot::Unpacked(unpacked::byte_of(t.unpacked, idx), unpacked::shift_of(idx))
+                } else {
+                    Spot::Packed
+                };
             }
+            // Stage 2: the reads, in a loop of their own: a load that
+            // misses waits at the head of the reorder buffer, and only a
+            // short loop lets many be issued behind it.
+            let mut bytes = [0u8; GROUP];
             let mut offsets = [0u64; GROUP];
-            let mut touched = 0u8;
+            let mut packed = false;
             for i in 0..n {
                 match spots[i] {
-                    Spot::Unpacked(start, idx) => {
-                        touched ^= self.unpacked.code(start, idx).unwrap_or(0);
-                    }
-                    _ if pending[i] => {
-                        offsets[i] = self.tables[routed[i].0 as usize]
-                            .index
-                            .men_offset(&parts[i]);
+                    Spot::Unpacked(at, _) => bytes[i] = decoded.get(at).copied().unwrap_or(0),
+                    Spot::Packed => {
+                        packed = true;
+                        offsets[i] = self.tables[tables[i] as usize].index.men_offset(&parts[i]);
                     }
                     _ => {}
                 }
             }
-            // Stage 3: the block holding each value of a compressed table
+            // Stage 3, compressed tables: the block holding each value
             // (block index reads), then the first byte of every block, all
             // reads issued before any is waited for.
-            for i in 0..n {
-                if !pending[i] {
-                    continue;
-                }
-                let t = &self.tables[routed[i].0 as usize];
-                if t.unpacked == NOT_UNPACKED {
-                    let idx = t.index.index_from(&parts[i], offsets[i]);
-                    if let Some(b) = t.layout.locate(self.image_of(routed[i].0), idx) {
-                        spots[i] = Spot::Block(b);
+            if packed {
+                for i in 0..n {
+                    if let Spot::Packed = spots[i] {
+                        let x = tables[i];
+                        let t = &self.tables[x as usize];
+                        let idx = t.index.index_from(&parts[i], offsets[i]);
+                        spots[i] = match t.layout.locate(self.image_of(x), idx) {
+                            Some(b) => Spot::Block(b),
+                            None => {
+                                os[i] = None;
+                                Spot::Missing
+                            }
+                        };
                     }
                 }
-            }
-            for i in 0..n {
-                if let Spot::Block(b) = &spots[i] {
-                    touched ^= b.touch(self.image_of(routed[i].0));
+                let mut touched = 0u8;
+                for i in 0..n {
+                    if let Spot::Block(b) = &spots[i] {
+                        touched ^= b.touch(self.image_of(tables[i]));
+                    }
                 }
+                std::hint::black_box(touched);
             }
-            std::hint::black_box(touched);
             // Stage 4: the values, from the cache.
             for i in 0..n {
-                if pending[i] {
-                    let code = match &spots[i] {
-                        Spot::Unpacked(start, idx) => self.unpacked.code(*start, *idx),
-                        Spot::Block(b) => b.value(self.image_of(routed[i].0)),
-                        Spot::Missing => None,
-                    };
-                    os[i] = code.and_then(value_of_code);
-                }
+                let code = match &spots[i] {
+                    Spot::Unpacked(_, shift) => (bytes[i] >> shift) & 3,
+                    Spot::Block(b) => match b.value(self.image_of(tables[i])) {
+                        Some(c) => c,
+                        None => {
+                            os[i] = None;
+                            continue;
+                        }
+                    },
+                    Spot::Missing => continue,
+                    // Located in stage 3; not left over.
+                    Spot::Packed => {
+                        os[i] = None;
+                        continue;
+                    }
+                };
+                os[i] = value_of_code(code);
             }
         }
     }
@@ -417,7 +433,7 @@ impl Egdb {
         if p.black() == 0 {
             return Err(Some((Value::Loss, Source::Trivial)));
         }
-        if p.has_capture() {
+        if p.black_has_capture_flat() {
             return Err(self.capture_search(&p).map(|v| (v, Source::CaptureSearch)));
         }
         if p.white() == 0 {
@@ -441,17 +457,11 @@ impl Egdb {
     #[inline(always)]
     fn route(&self, pos: &Position) -> Route {
         match self.route_key(pos) {
-            Ok((id, p)) => self.table_of(id, p),
+            Ok((id, p)) => match self.lookup[id] {
+                NO_TABLE => Route::Done(None),
+                x => Route::Table(x, p),
+            },
             Err(r) => Route::Done(r),
-        }
-    }
-
-    /// The table of key `id` for `p` (which belongs to it).
-    #[inline(always)]
-    fn table_of(&self, id: usize, p: Position) -> Route {
-        match self.lookup[id] {
-            NO_TABLE => Route::Done(None),
-            x => Route::Table(x, p),
         }
     }
 
@@ -512,10 +522,13 @@ impl Oracle for Egdb {
 /// Where [`Egdb::probe_many`] finds a value.
 #[derive(Clone, Copy)]
 enum Spot {
-    /// Not found (past the table, or not probed).
+    /// Answered without a table (the answer is already written), or past
+    /// the table.
     Missing,
-    /// In the decoded tables: the table's first byte and the index.
-    Unpacked(usize, u64),
+    /// In a compressed table, not located yet.
+    Packed,
+    /// In the decoded tables: the byte and the shift of the value in it.
+    Unpacked(usize, u32),
     /// In a compressed block.
     Block(BlockSpot),
 }

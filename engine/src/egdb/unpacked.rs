@@ -35,6 +35,18 @@ pub struct UnpackJob<'a> {
     pub start: usize,
 }
 
+/// The byte holding place `idx` of the table starting at byte `start`.
+#[inline(always)]
+pub fn byte_of(start: usize, idx: u64) -> usize {
+    start + (idx / PER_BYTE) as usize
+}
+
+/// The shift of place `idx`'s two bits in their byte.
+#[inline(always)]
+pub fn shift_of(idx: u64) -> u32 {
+    2 * (idx % PER_BYTE) as u32
+}
+
 /// Bytes a table takes decoded, in its padded layout.
 pub fn bytes_for(index: &TableIndex) -> usize {
     index.padded_size().div_ceil(PER_BYTE) as usize
@@ -100,12 +112,12 @@ impl UnpackedValues {
         }
     }
 
-    /// The value code of position `idx` of the table starting at byte
+    /// The value code of place `idx` of the table starting at byte
     /// `start` (`None` past the memory).
     #[inline(always)]
     pub fn code(&self, start: usize, idx: u64) -> Option<u8> {
-        let byte = *self.bytes().get(start + (idx / PER_BYTE) as usize)?;
-        Some((byte >> (2 * (idx % PER_BYTE))) & 3)
+        let byte = *self.bytes().get(byte_of(start, idx))?;
+        Some((byte >> shift_of(idx)) & 3)
     }
 }
 
