@@ -107,6 +107,12 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
+    fn the_black_to_move_view_is_the_position_or_its_flip(pos in any_position()) {
+        let expected = if pos.side_to_move() == Color::White { pos.flipped() } else { pos };
+        prop_assert_eq!(pos.black_to_move_view(), expected);
+    }
+
+    #[test]
     fn the_branch_free_capture_test_agrees(pos in sparse_position(), dense in any_position()) {
         for p in [pos, dense] {
             let black = p.with_side(Color::Black);

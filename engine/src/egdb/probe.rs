@@ -6,7 +6,7 @@ use super::index::{IndexParts, TableIndex, TableKey, MAX_PIECES};
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::unpacked::{self, bytes_for, UnpackJob, UnpackedValues};
 use super::EgdbError;
-use crate::board::{Color, Position};
+use crate::board::Position;
 use crate::moves::MoveList;
 use crate::value::{Oracle, Value};
 use std::path::{Path, PathBuf};
@@ -337,6 +337,10 @@ impl Egdb {
             std::hint::black_box(touched);
             let mut spots = [Spot::Missing; GROUP];
             let mut parts = [IndexParts::default(); GROUP];
+            // The decoded bytes to read, in a list of their own.
+            let mut at = [0usize; GROUP];
+            let mut reads = 0;
+            let mut packed = false;
             for i in 0..n {
                 let x = tables[i];
                 if x == NO_TABLE {
@@ -346,8 +350,11 @@ impl Egdb {
                 parts[i] = t.index.index_parts(&flipped[i]);
                 spots[i] = if t.unpacked != NOT_UNPACKED {
                     let idx = t.index.padded_index(&parts[i]);
-                    Spot::Unpacked(unpacked::byte_of(t.unpacked, idx), unpacked::shift_of(idx))
+                    at[reads] = unpacked::byte_of(t.unpacked, idx);
+                    reads += 1;
+                    Spot::Unpacked(reads - 1, unpacked::shift_of(idx))
                 } else {
+                    packed = true;
                     Spot::Packed
                 };
             }
@@ -355,16 +362,15 @@ impl Egdb {
             // misses waits at the head of the reorder buffer, and only a
             // short loop lets many be issued behind it.
             let mut bytes = [0u8; GROUP];
+            for (b, &a) in bytes.iter_mut().zip(&at[..reads]) {
+                *b = decoded.get(a).copied().unwrap_or(0);
+            }
             let mut offsets = [0u64; GROUP];
-            let mut packed = false;
-            for i in 0..n {
-                match spots[i] {
-                    Spot::Unpacked(at, _) => bytes[i] = decoded.get(at).copied().unwrap_or(0),
-                    Spot::Packed => {
-                        packed = true;
+            if packed {
+                for i in 0..n {
+                    if let Spot::Packed = spots[i] {
                         offsets[i] = self.tables[tables[i] as usize].index.men_offset(&parts[i]);
                     }
-                    _ => {}
                 }
             }
             // Stage 3, compressed tables: the block holding each value
@@ -396,7 +402,7 @@ impl Egdb {
             // Stage 4: the values, from the cache.
             for i in 0..n {
                 let code = match &spots[i] {
-                    Spot::Unpacked(_, shift) => (bytes[i] >> shift) & 3,
+                    Spot::Unpacked(slot, shift) => (bytes[*slot] >> shift) & 3,
                     Spot::Block(b) => match b.value(self.image_of(tables[i])) {
                         Some(c) => c,
                         None => {
@@ -425,11 +431,7 @@ impl Egdb {
         if pos.piece_count() > MAX_PIECES {
             return Err(None);
         }
-        let p = if pos.side_to_move() == Color::White {
-            pos.flipped()
-        } else {
-            *pos
-        };
+        let p = pos.black_to_move_view();
         if p.black() == 0 {
             return Err(Some((Value::Loss, Source::Trivial)));
         }
@@ -527,7 +529,8 @@ enum Spot {
     Missing,
     /// In a compressed table, not located yet.
     Packed,
-    /// In the decoded tables: the byte and the shift of the value in it.
+    /// In the decoded tables: the place of its byte in the group's list of
+    /// reads, and the shift of the value in it.
     Unpacked(usize, u32),
     /// In a compressed block.
     Block(BlockSpot),
