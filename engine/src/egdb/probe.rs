@@ -134,8 +134,9 @@ impl Egdb {
     /// [`super::unpacked`]), so that probing them reads one byte instead
     /// of a compressed block: tables of fewer pieces first, then the
     /// smaller ones, as long as the total stays within `budget` bytes
-    /// (about a quarter byte a position: 607 MB for every table of up to
-    /// 6 pieces, 8.6 GB for 7). Tables beyond [`Egdb::limit_pieces`] are
+    /// (a quarter byte a place of the padded index: 655 MB for every
+    /// table of up to 6 pieces, 8.8 GB more for 7). Tables beyond
+    /// [`Egdb::limit_pieces`] are
     /// left alone. Replaces what an earlier call decoded; a slice added
     /// later is read from its file. Every decoded block is checked; a
     /// malformed one is an error naming its file.
@@ -180,8 +181,9 @@ impl Egdb {
                 }
             })
             .collect();
-        let values = UnpackedValues::decode(&jobs, total)?;
-        self.unpacked = values;
+        if !jobs.is_empty() {
+            self.unpacked = UnpackedValues::decode(&jobs, total)?;
+        }
         for (x, start) in chosen {
             self.tables[x].unpacked = start;
         }

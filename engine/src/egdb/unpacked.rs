@@ -1,16 +1,18 @@
-//! Tables decoded into memory, two bits a position: a probe then reads one
-//! byte at a place computed from the position, instead of the men
-//! offsets, the block index, the checkpoints and a scan of tokens. The files stay compressed on
-//! disk; [`crate::egdb::Egdb::unpack`] decodes chosen tables when the
-//! databases are opened (in parallel, every block checked as it is
-//! decoded), into anonymous memory asked for in huge pages.
+//! Tables decoded into memory, two bits a position: a probe then reads
+//! one byte at a place computed from the position, instead of the men
+//! offsets, the block index, the checkpoints and a scan of tokens. The
+//! files stay compressed on disk; [`crate::egdb::Egdb::unpack`] decodes
+//! chosen tables when the databases are opened (in parallel, every block
+//! checked as it is decoded), into anonymous memory asked for in huge
+//! pages.
 //!
 //! Layout: a table occupies a quarter byte for each place of its padded
 //! index ([`TableIndex::padded_index`], which needs no table read) from
 //! its start; place `i` is bits `2 (i % 4) .. 2 (i % 4) + 2` of byte
-//! `i / 4`, a value code ([`super::codec::LOSS`], `DRAW`, `WIN`). Capture positions
-//! hold whatever the compressor gave them, as in the files: the probe
-//! never reads them (it searches the captures first).
+//! `i / 4`, a value code ([`super::codec::LOSS`], `DRAW`, `WIN`). Places
+//! of no position (the padding) and capture positions hold whatever was
+//! left there: the probe never reads them (it searches the captures
+//! first).
 
 use super::file::SliceFile;
 use super::index::TableIndex;
