@@ -367,18 +367,17 @@ impl Egdb {
             for (b, &a) in bytes.iter_mut().zip(&at[..reads]) {
                 *b = decoded.get(a).copied().unwrap_or(0);
             }
-            let mut offsets = [0u64; GROUP];
+            // Stage 3, compressed tables: the men offsets, the block
+            // holding each value (block index reads), then the first byte
+            // of every block, each loop's reads issued before any is
+            // waited for.
             if packed {
+                let mut offsets = [0u64; GROUP];
                 for i in 0..n {
                     if let Spot::Packed = spots[i] {
                         offsets[i] = self.tables[tables[i] as usize].index.men_offset(&parts[i]);
                     }
                 }
-            }
-            // Stage 3, compressed tables: the block holding each value
-            // (block index reads), then the first byte of every block, all
-            // reads issued before any is waited for.
-            if packed {
                 for i in 0..n {
                     if let Spot::Packed = spots[i] {
                         let x = tables[i];
@@ -404,6 +403,12 @@ impl Egdb {
             // Stage 4: the values, from the cache.
             for i in 0..n {
                 let code = match &spots[i] {
+                    // (A place past the memory cannot come from a valid
+                    // index; it is answered as unknown, never guessed.)
+                    Spot::Unpacked(slot, _) if at[*slot] >= decoded.len() => {
+                        os[i] = None;
+                        continue;
+                    }
                     Spot::Unpacked(slot, shift) => (bytes[*slot] >> shift) & 3,
                     Spot::Block(b) => match b.value(self.image_of(tables[i])) {
                         Some(c) => c,
