@@ -122,6 +122,22 @@ impl Pn {
     }
 }
 
+/// Points of evaluation per unit of an initial proof number.
+const POINTS_PER_UNIT: i32 = 50;
+/// Largest initial proof number from the evaluation.
+const MAX_INITIAL: i32 = 20;
+
+/// The numbers of a child not searched yet, from its evaluation `score`
+/// (its mover's view; [`evaluate`]): a mover that is behind is harder to
+/// prove for and easier to refute, one that is ahead the other way round
+/// (df-pn with heuristic initial numbers, as in df-pn+). One unit per
+/// half a man, at least 1, so that the search still expands cheap-looking
+/// children first; never 0 (that would claim a result).
+fn initial_numbers(score: i32) -> Pn {
+    let units = |x: i32| (1 + x.clamp(0, POINTS_PER_UNIT * MAX_INITIAL) / POINTS_PER_UNIT) as u32;
+    Pn::new(units(-score), units(score))
+}
+
 /// One child in a node's local list.
 struct Child {
     mv: Move,
@@ -416,14 +432,15 @@ impl<'a> Dfpn<'a> {
             } else if let Some((s, _)) = self.leaves.classify(&child, ct) {
                 fixed = Some(Pn::from_res(Res::plain(s)));
             }
+            let score = evaluate(&child);
             children.push((
-                evaluate(&child),
+                score,
                 Child {
                     mv: *m,
                     pos: child,
                     irrev: cirrev,
                     fixed,
-                    last: Pn::new(1, 1),
+                    last: initial_numbers(score),
                 },
             ));
         }
