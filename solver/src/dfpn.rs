@@ -123,7 +123,7 @@ impl Pn {
 }
 
 /// Points of evaluation per unit of an initial proof number.
-const POINTS_PER_UNIT: i32 = 50;
+const POINTS_PER_UNIT: i32 = 25;
 /// Largest initial proof number from the evaluation.
 const MAX_INITIAL: i32 = 20;
 
@@ -131,8 +131,8 @@ const MAX_INITIAL: i32 = 20;
 /// (its mover's view; [`evaluate`]): a mover that is behind is harder to
 /// prove for and easier to refute, one that is ahead the other way round
 /// (df-pn with heuristic initial numbers, as in df-pn+). One unit per
-/// half a man, at least 1, so that the search still expands cheap-looking
-/// children first; never 0 (that would claim a result).
+/// quarter of a man, at least 1, so that the search still expands
+/// cheap-looking children first; never 0 (that would claim a result).
 fn initial_numbers(score: i32) -> Pn {
     let units = |x: i32| (1 + x.clamp(0, POINTS_PER_UNIT * MAX_INITIAL) / POINTS_PER_UNIT) as u32;
     Pn::new(units(-score), units(score))
