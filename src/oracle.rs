@@ -6,8 +6,11 @@ use engine::{NoOracle, Oracle};
 use std::sync::Arc;
 
 /// Memory for tables decoded at open (MiB) when `CHECKERS_EGDB_MEMORY`
-/// does not say: every table of up to 6 pieces (655 MB) fits.
-const DEFAULT_UNPACK_MIB: u64 = 1024;
+/// does not say: every table of up to 5 pieces (37 MB) and the smallest
+/// of 6, decoded in a fraction of a second. Decoding all of 6 pieces
+/// (655 MB) costs about 2 s at every start for a few percent of solver
+/// speed: worth it for long runs, which ask for it.
+const DEFAULT_UNPACK_MIB: u64 = 64;
 
 /// The endgame databases up to `pieces` pieces as an [`Oracle`], built
 /// first if missing (with progress bars) in the default folder
@@ -16,7 +19,7 @@ const DEFAULT_UNPACK_MIB: u64 = 1024;
 /// obtained with `--egdb-pieces N` depends on the N-piece databases only.
 ///
 /// Tables are then decoded into memory, smallest piece counts first, up
-/// to `$CHECKERS_EGDB_MEMORY` MiB (default 1024; 0 decodes none): their
+/// to `$CHECKERS_EGDB_MEMORY` MiB (default 64; 0 decodes none): their
 /// probes read one byte instead of a compressed block.
 pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {

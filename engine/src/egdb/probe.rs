@@ -136,10 +136,10 @@ impl Egdb {
     /// smaller ones, as long as the total stays within `budget` bytes
     /// (a quarter byte a place of the padded index: 655 MB for every
     /// table of up to 6 pieces, 8.8 GB more for 7). Tables beyond
-    /// [`Egdb::limit_pieces`] are
-    /// left alone. Replaces what an earlier call decoded; a slice added
-    /// later is read from its file. Every decoded block is checked; a
-    /// malformed one is an error naming its file.
+    /// [`Egdb::limit_pieces`] are left alone. Replaces what an earlier
+    /// call decoded; a slice added later is read from its file. Every
+    /// decoded block is checked; a malformed one is an error naming its
+    /// file.
     pub fn unpack(&mut self, budget: u64) -> Result<Unpacked, EgdbError> {
         for t in &mut self.tables {
             t.unpacked = NOT_UNPACKED;
