@@ -97,7 +97,9 @@ pub struct QuestionRun {
     pub threshold: Value,
     /// `ab`, `dfpn` or `retro` (the retrograde analysis answers every
     /// question at once: its first run carries its positions as nodes and
-    /// its time, the second, if any, none).
+    /// its time, the second, if any, none), or `extract`: a question a
+    /// search settled whose proof tree was not complete when the time ran
+    /// out (status unknown, nodes the tree's positions by then).
     pub solver: &'static str,
     /// What it found.
     pub status: Status,
@@ -567,12 +569,13 @@ fn search_here(
             // Extraction searches again, position by position, mostly from
             // the table. A proof found just before the deadline must not be
             // lost to it: extraction gets as long again as the whole solve
-            // has taken so far (at least 10 s), past --time.
+            // has taken so far (at least 10 s), past --time, and gives up
+            // then (a proof of a million positions can take minutes).
             let t0 = Instant::now();
             let grace = deadline.map(|_| t0 + start.elapsed().max(Duration::from_secs(10)));
             let tree = if who == "ab" {
                 ab.set_deadline(grace);
-                extract(&mut ab, leaves, root, question, opts.max_proof_nodes)
+                extract(&mut ab, leaves, root, question, opts.max_proof_nodes, grace)
             } else {
                 // df-pn's table, then alpha-beta on a small budget, then
                 // df-pn again for what alpha-beta leaves open.
@@ -586,15 +589,40 @@ fn search_here(
                     dfpn: &mut df,
                     ab: &mut ab,
                 };
-                extract(&mut both, leaves, root, question, opts.max_proof_nodes)
+                extract(
+                    &mut both,
+                    leaves,
+                    root,
+                    question,
+                    opts.max_proof_nodes,
+                    grace,
+                )
             };
             // The next question sets its own deadlines; the node budget
             // comes back here.
             ab.set_config(ab_cfg);
-            let tree = tree.map_err(|why| SolveError::Extract {
-                fen: to_fen(&root),
-                why,
-            })?;
+            let tree = match tree {
+                Ok(tree) => tree,
+                // Out of time: the question stays open, as when the search
+                // itself runs out; the run says how far extraction got.
+                Err(ExtractError::OutOfTime(positions)) => {
+                    runs.push(QuestionRun {
+                        threshold: t,
+                        solver: "extract",
+                        status: Status::Unknown,
+                        nodes: positions as u64,
+                        millis: t0.elapsed().as_millis() as u64,
+                        best: None,
+                    });
+                    return Ok((Status::Unknown, None));
+                }
+                Err(why) => {
+                    return Err(SolveError::Extract {
+                        fen: to_fen(&root),
+                        why,
+                    })
+                }
+            };
             let report = verify(&tree, leaves.oracle, leaves.store).map_err(|source| {
                 SolveError::Verify {
                     fen: to_fen(&root),

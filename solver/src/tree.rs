@@ -17,6 +17,7 @@ use crate::question::{child_threshold, prover_of, question_goal, Res, Status};
 use engine::{Color, Move, MoveList, Position, Value};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use std::collections::HashMap;
+use std::time::Instant;
 use thiserror::Error;
 
 /// A search the extractor can ask about single positions.
@@ -93,6 +94,9 @@ pub enum ExtractError {
     /// The tree grew past the limit.
     #[error("proof tree larger than {0} nodes")]
     TooLarge(usize),
+    /// The deadline passed before the tree was complete.
+    #[error("time ran out after {0} positions of the proof tree")]
+    OutOfTime(usize),
     /// The search could not re-prove the root (budget too small).
     #[error("could not re-prove {fen} for the {question} question")]
     NotProved {
@@ -113,17 +117,25 @@ struct Extractor<'s, 'l> {
     path: Vec<Position>,
     on_path: HashMap<Position, u32>,
     max_nodes: usize,
+    deadline: Option<Instant>,
     visits: usize,
 }
 
+/// Positions visited between two looks at the clock.
+const CLOCK_EVERY: usize = 1 << 10;
+
 /// Extracts a proof of `question` at `root` with `search`, whose table
-/// should hold the proof found. At most `max_nodes` positions.
+/// should hold the proof found. At most `max_nodes` positions; gives up
+/// with [`ExtractError::OutOfTime`] once `deadline` has passed (give the
+/// search the same deadline, or a position it cannot settle may hold the
+/// extraction past it).
 pub fn extract(
     search: &mut dyn ProofSearch,
     leaves: Leaves<'_>,
     root: Position,
     question: Question,
     max_nodes: usize,
+    deadline: Option<Instant>,
 ) -> Result<ProofTree, ExtractError> {
     let (t, _) = question_goal(question);
     let mut x = Extractor {
@@ -136,6 +148,7 @@ pub fn extract(
         path: Vec::new(),
         on_path: HashMap::new(),
         max_nodes,
+        deadline,
         visits: 0,
     };
     if x.node(root, t)? {
@@ -192,6 +205,11 @@ impl Extractor<'_, '_> {
         self.visits += 1;
         if self.nodes.len() >= self.max_nodes || self.visits > self.max_nodes.saturating_mul(4) {
             return Err(ExtractError::TooLarge(self.max_nodes));
+        }
+        if self.visits.is_multiple_of(CLOCK_EVERY)
+            && self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            return Err(ExtractError::OutOfTime(self.nodes.len()));
         }
         let prover_moves = pos.side_to_move() == self.prover;
         let mut list = MoveList::new();

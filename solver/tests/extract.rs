@@ -14,6 +14,7 @@ use solver::question::proved_question;
 use solver::tree::{extract, DfpnThenAb, ExtractError};
 use solver::verify::verify;
 use solver::Leaves;
+use std::time::Instant;
 
 /// King endings without databases, with the questions df-pn settles
 /// quickly there; their proofs loop (a draw held by shuttling kings).
@@ -24,11 +25,13 @@ const CASES: [(&str, Value); 3] = [
 ];
 
 /// Proves `fen` at threshold `t` with df-pn, then extracts its proof with
-/// df-pn alone and with df-pn then alpha-beta (`ab_nodes` per call).
+/// df-pn alone and with df-pn then alpha-beta (`ab_nodes` per call), both
+/// until `deadline`.
 fn trees(
     fen: &str,
     t: Value,
     ab_nodes: u64,
+    deadline: Option<Instant>,
 ) -> Option<(
     Result<ProofTree, ExtractError>,
     Result<ProofTree, ExtractError>,
@@ -44,7 +47,7 @@ fn trees(
     );
     let status = df.prove(root, t, &[]).res.status;
     let q: Question = proved_question(t, status)?;
-    let alone = extract(&mut df, leaves, root, q, 1_000_000);
+    let alone = extract(&mut df, leaves, root, q, 1_000_000, deadline);
     let mut ab = AlphaBeta::new(
         leaves,
         AbConfig {
@@ -56,7 +59,7 @@ fn trees(
         dfpn: &mut df,
         ab: &mut ab,
     };
-    let combined = extract(&mut both, leaves, root, q, 1_000_000);
+    let combined = extract(&mut both, leaves, root, q, 1_000_000, deadline);
     Some((alone, combined))
 }
 
@@ -76,7 +79,8 @@ fn combined_extraction_is_verified_and_not_larger() {
     on_big_stack(|| {
         let (mut alone_total, mut combined_total) = (0, 0);
         for (fen, t) in CASES {
-            let (alone, combined) = trees(fen, t, 1_000_000).expect("df-pn settles the question");
+            let (alone, combined) =
+                trees(fen, t, 1_000_000, None).expect("df-pn settles the question");
             let alone = alone.expect("df-pn extracts its own proof");
             let combined = combined.expect("the combined extraction succeeds");
             for tree in [&alone, &combined] {
@@ -104,11 +108,35 @@ fn combined_extraction_is_verified_and_not_larger() {
 fn a_starved_alpha_beta_never_yields_a_bad_tree() {
     on_big_stack(|| {
         for (fen, t) in CASES {
-            let (alone, combined) = trees(fen, t, 1).expect("df-pn settles the question");
+            let (alone, combined) = trees(fen, t, 1, None).expect("df-pn settles the question");
             let alone = alone.expect("df-pn extracts its own proof");
             assert!(verify(&alone, &NoOracle, &NoResults).is_ok());
             let tree = combined.expect("df-pn answers what alpha-beta leaves open");
             verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+        }
+    });
+}
+
+/// A deadline already passed stops an extraction that visits more than
+/// a thousand positions (the clock is read every 1,024) with
+/// `OutOfTime`, instead of letting it run on from the table.
+#[test]
+fn extraction_stops_at_its_deadline() {
+    on_big_stack(|| {
+        let (fen, t) = CASES[2];
+        let (alone, _) = trees(fen, t, 1_000_000, None).expect("df-pn settles the question");
+        let full = alone.expect("df-pn extracts its own proof").nodes.len();
+        assert!(
+            full > 1_024,
+            "{fen}: a tree of {full} positions is too small for this test"
+        );
+        // (The combined extraction's tree of this position is small: only
+        // df-pn's own is large enough to reach the clock.)
+        let (alone, _) =
+            trees(fen, t, 1_000_000, Some(Instant::now())).expect("df-pn settles the question");
+        match alone {
+            Err(ExtractError::OutOfTime(n)) => assert!(n < full, "{n} positions"),
+            other => panic!("expected OutOfTime, got {:?}", other.map(|t| t.nodes.len())),
         }
     });
 }

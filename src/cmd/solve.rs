@@ -303,6 +303,16 @@ fn print_report(rep: &SolveReport) {
         println!("best move {m}");
     }
     for r in &rep.runs {
+        if r.solver == "extract" {
+            println!(
+                "  proof {side} {:<16} not extracted: time ran out after {} positions, {} ms \
+                 (raise --time)",
+                question_text(r.threshold),
+                r.nodes,
+                r.millis
+            );
+            continue;
+        }
         println!(
             "  {:<5} {side} {:<16} {:<8} {:>12} nodes {:>9} ms",
             r.solver,
