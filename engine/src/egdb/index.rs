@@ -293,7 +293,7 @@ impl Side {
 
     /// Whether the side can exist: at least one piece, the men fit in the
     /// rows up to the lead, the lead is 0 without men.
-    pub fn is_valid(&self) -> bool {
+    pub const fn is_valid(&self) -> bool {
         let m = self.men as u32;
         self.pieces() >= 1
             && self.lead <= 6
@@ -310,6 +310,17 @@ impl Side {
         (self.men as usize * 8 + self.kings as usize) * 7 + self.lead as usize
     }
 
+    /// Dense number `< SIDE_SLOTS` of a valid side of at most
+    /// `MAX_PIECES - 1` pieces (what a table of at most `MAX_PIECES`
+    /// pieces has); `None` for any other.
+    #[inline(always)]
+    pub fn slot(&self) -> Option<usize> {
+        match SIDE_SLOT.get(self.id()).copied() {
+            Some(s) if s != NO_SLOT => Some(s as usize),
+            _ => None,
+        }
+    }
+
     /// Text form: `2m1k@5` (men, kings, lead rank when there are men).
     pub fn name(&self) -> String {
         if self.men > 0 {
@@ -318,6 +329,40 @@ impl Side {
             format!("{}m{}k", self.men, self.kings)
         }
     }
+}
+
+/// [`SIDE_SLOT`] entry of a side without a slot.
+const NO_SLOT: u16 = u16::MAX;
+
+/// `SIDE_SLOT[Side::id()]`: the side's [`Side::slot`], or [`NO_SLOT`].
+static SIDE_SLOT: [u16; 448] = side_slots().0;
+
+/// Number of [`Side::slot`]s.
+pub const SIDE_SLOTS: usize = side_slots().1;
+
+/// Numbers the valid sides of at most `MAX_PIECES - 1` pieces in the
+/// order of their ids.
+const fn side_slots() -> ([u16; 448], usize) {
+    let mut t = [NO_SLOT; 448];
+    let mut n = 0;
+    let mut men = 0;
+    while men < 8 {
+        let mut kings = 0;
+        while kings < 8 {
+            let mut lead = 0;
+            while lead < 7 {
+                let side = Side { men, kings, lead };
+                if side.is_valid() && side.pieces() < MAX_PIECES {
+                    t[side.id()] = n as u16;
+                    n += 1;
+                }
+                lead += 1;
+            }
+            kings += 1;
+        }
+        men += 1;
+    }
+    (t, n)
 }
 
 /// Rank of the most advanced man of `men_own` (own frame), 0 without men.
@@ -377,6 +422,15 @@ impl TableKey {
         self.black.id() * 448 + self.white.id()
     }
 
+    /// Dense identifier `< SIDE_SLOTS * SIDE_SLOTS` of a table of at most
+    /// [`MAX_PIECES`] pieces with valid sides ([`Side::slot`]); `None`
+    /// for any other. Smaller than [`TableKey::id`]'s range (under a tenth
+    /// of it), so a lookup array indexed by it stays in the caches.
+    #[inline(always)]
+    pub fn slot_id(&self) -> Option<usize> {
+        Some(self.black.slot()? * SIDE_SLOTS + self.white.slot()?)
+    }
+
     /// Text form, e.g. `2m1k@5-1m0k@3`.
     pub fn name(&self) -> String {
         format!("{}-{}", self.black.name(), self.white.name())
@@ -386,6 +440,62 @@ impl TableKey {
 impl fmt::Display for TableKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
+    }
+}
+
+/// What the index of a position needs of its table besides the men
+/// offsets: a few words, copied out of [`TableIndex`] by probes that keep
+/// them in a compact array of their own ([`TableIndex::shape`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexShape {
+    /// `C(4 * lead, men)` for Black: subtracted from the colex rank.
+    black_base: u32,
+    /// White's men.
+    white_men: u32,
+    /// Squares White's men may use (own frame, rows up to its lead).
+    white_region: u32,
+    /// Squares of the rows below White's lead (own frame).
+    white_below: u32,
+    /// Placements of the white kings for one black-king placement.
+    white_kings: u32,
+    /// Placements of the kings for one men placement.
+    kings: u32,
+    /// Row width of the padded index ([`TableIndex::padded_index`]).
+    widest: u32,
+}
+
+impl IndexShape {
+    /// The index parts of `pos` (see [`TableIndex::index_parts`]).
+    #[inline(always)]
+    pub fn parts(&self, pos: &Position) -> IndexParts {
+        let (b, w, k, _) = pos.parts();
+        let black_men = b & !k;
+        let white_men = w & !k;
+        let black_rank = colex_rank(black_men) - self.black_base as u64;
+        // Both sets of men into White's frame with one 64-bit reversal:
+        // the high half is White's men, the low half Black's.
+        let reversed = (((black_men as u64) << 32) | white_men as u64).reverse_bits();
+        let (white_own, black_in_white) = ((reversed >> 32) as u32, reversed as u32);
+        let avail = self.white_region & !black_in_white;
+        // Without men, White has one set, rank 0 (C(n, 0) = 1 is not
+        // subtracted: a mask, not a branch on the table).
+        let below = binom((avail & self.white_below).count_ones(), self.white_men);
+        let white_rank = colex_rank_in(white_own, avail)
+            - (below & ((self.white_men != 0) as u64).wrapping_neg());
+        let free = !(black_men | white_men);
+        let bk_rank = colex_rank_in(b & k, free);
+        let wk_rank = colex_rank_in(w & k, free & !(b & k));
+        IndexParts {
+            black_rank,
+            white_rank,
+            kings: bk_rank * self.white_kings as u64 + wk_rank,
+        }
+    }
+
+    /// The padded index of `parts` (see [`TableIndex::padded_index`]).
+    #[inline(always)]
+    pub fn padded_index(&self, parts: &IndexParts) -> u64 {
+        (parts.black_rank * self.widest as u64 + parts.white_rank) * self.kings as u64 + parts.kings
     }
 }
 
@@ -409,6 +519,8 @@ pub struct TableIndex {
     /// the padded index ([`TableIndex::padded_index`]).
     widest: u64,
     key: TableKey,
+    /// The same words as `u32`s, for [`TableIndex::shape`].
+    shape: IndexShape,
     /// Black men of each black rank.
     black_sets: Vec<u32>,
     size: u64,
@@ -467,8 +579,21 @@ impl TableIndex {
         let men = bm + wm;
         let white_kings = binom(32 - men - b.kings as u32, w.kings as u32);
         let kings = binom(32 - men, b.kings as u32) * white_kings;
+        // Every count fits 32 bits up to MAX_PIECES pieces (the most king
+        // placements, 4 v 4 kings, are 736,281,000).
+        let word = |x: u64| u32::try_from(x).expect("a table of at most MAX_PIECES pieces");
+        let shape = IndexShape {
+            black_base: word(black_base),
+            white_men: wm,
+            white_region: men_region(w),
+            white_below: rows_below(w.lead as u32),
+            white_kings: word(white_kings),
+            kings: word(kings),
+            widest: word(widest),
+        };
         TableIndex {
             key,
+            shape,
             men_offset,
             black_sets: sets,
             black_base,
@@ -487,7 +612,7 @@ impl TableIndex {
     /// maps the gap-free index onto it.
     #[inline(always)]
     pub fn padded_index(&self, parts: &IndexParts) -> u64 {
-        (parts.black_rank * self.widest + parts.white_rank) * self.kings + parts.kings
+        self.shape.padded_index(parts)
     }
 
     /// One more than the largest [`TableIndex::padded_index`].
@@ -531,32 +656,13 @@ impl TableIndex {
     #[inline(always)]
     pub fn index_parts(&self, pos: &Position) -> IndexParts {
         debug_assert_eq!(TableKey::of(pos), self.key);
-        let (b, w, k, _) = pos.parts();
-        let black_men = b & !k;
-        let white_men = w & !k;
-        let black_rank = colex_rank(black_men) - self.black_base;
-        // Both sets of men into White's frame with one 64-bit reversal:
-        // the high half is White's men, the low half Black's.
-        let reversed = (((black_men as u64) << 32) | white_men as u64).reverse_bits();
-        let (white_own, black_in_white) = ((reversed >> 32) as u32, reversed as u32);
-        let avail = men_region(self.key.white) & !black_in_white;
-        let wm = self.key.white.men as u32;
-        // Without men, White has one set, rank 0 (C(n, 0) = 1 is not
-        // subtracted: a mask, not a branch on the table).
-        let below = binom(
-            (avail & rows_below(self.key.white.lead as u32)).count_ones(),
-            wm,
-        );
-        let white_rank =
-            colex_rank_in(white_own, avail) - (below & ((wm != 0) as u64).wrapping_neg());
-        let free = !(black_men | white_men);
-        let bk_rank = colex_rank_in(b & k, free);
-        let wk_rank = colex_rank_in(w & k, free & !(b & k));
-        IndexParts {
-            black_rank,
-            white_rank,
-            kings: bk_rank * self.white_kings + wk_rank,
-        }
+        self.shape.parts(pos)
+    }
+
+    /// What [`TableIndex::index_parts`] and [`TableIndex::padded_index`]
+    /// read of the table.
+    pub fn shape(&self) -> IndexShape {
+        self.shape
     }
 
     /// The first men placement of the black men set of `parts`.
@@ -748,6 +854,28 @@ mod tests {
                 .sum();
             assert_eq!(colex_rank_in(set, universe), expected, "{set:#x}");
         }
+    }
+
+    #[test]
+    fn every_table_up_to_the_largest_has_its_own_slot() {
+        let mut seen = std::collections::HashSet::new();
+        for slice in crate::egdb::slice::all_slices(MAX_PIECES) {
+            for key in slice.tables() {
+                let id = key.slot_id().unwrap_or_else(|| panic!("{key} has no slot"));
+                assert!(id < SIDE_SLOTS * SIDE_SLOTS, "{key}: {id}");
+                assert!(seen.insert(id), "{key}: slot {id} taken twice");
+            }
+        }
+        assert_eq!(
+            Side {
+                men: 0,
+                kings: 1,
+                lead: 3
+            }
+            .slot(),
+            None,
+            "a lead without men is not a side"
+        );
     }
 
     #[test]

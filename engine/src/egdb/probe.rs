@@ -2,7 +2,7 @@
 
 use super::codec::{DRAW, LOSS, WIN};
 use super::file::{Arena, BlockLayout, BlockSpot, SliceFile};
-use super::index::{IndexParts, TableIndex, TableKey, MAX_PIECES};
+use super::index::{IndexParts, IndexShape, TableIndex, TableKey, MAX_PIECES, SIDE_SLOTS};
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::unpacked::{self, bytes_for, UnpackJob, UnpackedValues};
 use super::EgdbError;
@@ -12,8 +12,11 @@ use crate::value::{Oracle, Value};
 use std::path::{Path, PathBuf};
 
 const NO_TABLE: u32 = u32::MAX;
-/// `ProbeTable::unpacked` of a table read from its file.
-const NOT_UNPACKED: usize = usize::MAX;
+/// `HotTable::line` of a table read from its file.
+const NOT_UNPACKED: u32 = u32::MAX;
+
+/// Bytes of a line of `Egdb::unpacked` (each decoded table starts on one).
+const LINE: usize = 64;
 
 /// The endgame databases of one folder: every slice file present, opened
 /// and checked. Thread-safe; a probe does not allocate.
@@ -22,9 +25,11 @@ pub struct Egdb {
     slices: Vec<SliceFile>,
     /// Every table of the opened slices, with what a probe reads of it.
     tables: Vec<ProbeTable>,
-    /// `lookup[TableKey::id()]`: the table's place in `tables`, or
+    /// `lookup[TableKey::slot_id()]`: the table's place in `tables`, or
     /// [`NO_TABLE`].
     lookup: Vec<u32>,
+    /// `hot[x]`: what a probe of the decoded table `tables[x]` reads.
+    hot: Vec<HotTable>,
     max_pieces: u32,
     /// Slices with more pieces are not read (see [`Egdb::limit_pieces`]).
     limit: u32,
@@ -42,8 +47,34 @@ struct ProbeTable {
     layout: BlockLayout,
     /// The file's place in `Egdb::slices`.
     file: u32,
-    /// The table's first byte in `Egdb::unpacked`, or [`NOT_UNPACKED`].
-    unpacked: usize,
+}
+
+/// What a probe of a decoded table reads of it: two to a cache line, in
+/// an array of their own (a few hundred kilobytes for every table of up
+/// to 7 pieces), so that random probes find them in the caches.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct HotTable {
+    /// The words of its index.
+    shape: IndexShape,
+    /// Its first line ([`LINE`] bytes) in `Egdb::unpacked`, or
+    /// [`NOT_UNPACKED`].
+    line: u32,
+}
+
+impl HotTable {
+    fn of(index: &TableIndex) -> HotTable {
+        HotTable {
+            shape: index.shape(),
+            line: NOT_UNPACKED,
+        }
+    }
+
+    /// The table's first byte in `Egdb::unpacked` when it is decoded.
+    #[inline(always)]
+    fn start(&self) -> Option<usize> {
+        (self.line != NOT_UNPACKED).then_some(self.line as usize * LINE)
+    }
 }
 
 impl ProbeTable {
@@ -52,7 +83,6 @@ impl ProbeTable {
             index: file.tables()[table].clone(),
             layout: file.layout(table).expect("a table of the file"),
             file: file_number as u32,
-            unpacked: NOT_UNPACKED,
         }
     }
 }
@@ -88,7 +118,8 @@ impl Egdb {
             dir: dir.to_path_buf(),
             slices: Vec::new(),
             tables: Vec::new(),
-            lookup: vec![NO_TABLE; 448 * 448],
+            lookup: vec![NO_TABLE; SIDE_SLOTS * SIDE_SLOTS],
+            hot: Vec::new(),
             max_pieces: 0,
             limit: MAX_PIECES,
             unpacked: UnpackedValues::none(),
@@ -141,8 +172,8 @@ impl Egdb {
     /// decoded block is checked; a malformed one is an error naming its
     /// file.
     pub fn unpack(&mut self, budget: u64) -> Result<Unpacked, EgdbError> {
-        for t in &mut self.tables {
-            t.unpacked = NOT_UNPACKED;
+        for h in &mut self.hot {
+            h.line = NOT_UNPACKED;
         }
         self.unpacked = UnpackedValues::none();
         let mut order: Vec<usize> = (0..self.tables.len())
@@ -157,9 +188,9 @@ impl Egdb {
         let mut summary = Unpacked::default();
         for x in order {
             let len = bytes_for(&self.tables[x].index);
-            // Each table starts on a cache line.
-            let start = total.div_ceil(64) * 64;
-            if (start + len) as u64 > budget {
+            // Each table starts on a line.
+            let start = total.div_ceil(LINE) * LINE;
+            if (start + len) as u64 > budget || start / LINE >= NOT_UNPACKED as usize {
                 summary.left_packed += 1;
                 continue;
             }
@@ -185,7 +216,7 @@ impl Egdb {
             self.unpacked = UnpackedValues::decode(&jobs, total)?;
         }
         for (x, start) in chosen {
-            self.tables[x].unpacked = start;
+            self.hot[x].line = (start / LINE) as u32;
         }
         summary.bytes = total as u64;
         Ok(summary)
@@ -195,7 +226,7 @@ impl Egdb {
     /// do that once, after the last file).
     fn insert(&mut self, file: SliceFile) {
         let slice = file.header().slice;
-        let n = match self.lookup[slice.canonical().id()] {
+        let n = match self.table_of(&slice.canonical()) {
             NO_TABLE => {
                 self.slices.push(file);
                 self.slices.len() - 1
@@ -208,14 +239,29 @@ impl Egdb {
         };
         for (t, key) in slice.tables().into_iter().enumerate() {
             let table = ProbeTable::new(&self.slices[n], n, t);
-            match self.lookup[key.id()] {
+            let hot = HotTable::of(&table.index);
+            let Some(id) = key.slot_id() else {
+                // A file's slice is checked when it is read; a table
+                // without a slot cannot be probed and is not kept.
+                continue;
+            };
+            match self.lookup[id] {
                 NO_TABLE => {
-                    self.lookup[key.id()] = self.tables.len() as u32;
+                    self.lookup[id] = self.tables.len() as u32;
                     self.tables.push(table);
+                    self.hot.push(hot);
                 }
-                x => self.tables[x as usize] = table,
+                x => {
+                    self.tables[x as usize] = table;
+                    self.hot[x as usize] = hot;
+                }
             }
         }
+    }
+
+    /// The place of `key`'s table in `tables`, or [`NO_TABLE`].
+    fn table_of(&self, key: &TableKey) -> u32 {
+        key.slot_id().map_or(NO_TABLE, |id| self.lookup[id])
     }
 
     fn update_max_pieces(&mut self) {
@@ -246,7 +292,7 @@ impl Egdb {
 
     /// Whether the slice is present.
     pub fn has(&self, s: &SliceKey) -> bool {
-        self.lookup[s.canonical().id()] != NO_TABLE
+        self.table_of(&s.canonical()) != NO_TABLE
     }
 
     /// The folder.
@@ -267,7 +313,7 @@ impl Egdb {
 
     /// The opened file of a slice.
     pub fn slice_file(&self, s: &SliceKey) -> Option<&SliceFile> {
-        match self.lookup[s.canonical().id()] {
+        match self.table_of(&s.canonical()) {
             NO_TABLE => None,
             x => Some(&self.slices[self.tables[x as usize].file as usize]),
         }
@@ -277,7 +323,7 @@ impl Egdb {
     /// to move, both sides with pieces, at most [`MAX_PIECES`] pieces).
     #[inline]
     pub fn stored(&self, pos: &Position) -> Option<Value> {
-        match self.lookup[TableKey::of(pos).id()] {
+        match self.table_of(&TableKey::of(pos)) {
             NO_TABLE => None,
             x => self.stored_in(x, pos),
         }
@@ -331,8 +377,8 @@ impl Egdb {
                     if x == NO_TABLE {
                         os[i] = None;
                     } else {
-                        // The table's first line, read by the index.
-                        touched ^= self.tables[x as usize].index.key().pieces() as u64;
+                        // What the index reads of the table.
+                        touched ^= self.hot[x as usize].line as u64;
                     }
                 }
             }
@@ -348,11 +394,11 @@ impl Egdb {
                 if x == NO_TABLE {
                     continue;
                 }
-                let t = &self.tables[x as usize];
-                parts[i] = t.index.index_parts(&flipped[i]);
-                spots[i] = if t.unpacked != NOT_UNPACKED {
-                    let idx = t.index.padded_index(&parts[i]);
-                    at[reads] = unpacked::byte_of(t.unpacked, idx);
+                let h = &self.hot[x as usize];
+                parts[i] = h.shape.parts(&flipped[i]);
+                spots[i] = if let Some(start) = h.start() {
+                    let idx = h.shape.padded_index(&parts[i]);
+                    at[reads] = unpacked::byte_of(start, idx);
                     reads += 1;
                     Spot::Unpacked(reads - 1, unpacked::shift_of(idx))
                 } else {
@@ -431,7 +477,7 @@ impl Egdb {
 
     /// How `pos` is answered: `Err` with the answer when no table is
     /// read (no piece, a capture search, past the limit), else `Ok` with
-    /// the key ([`TableKey::id`]) of the table to read and the position
+    /// the key ([`TableKey::slot_id`]) of the table to read and the position
     /// with Black to move and no capture.
     #[inline(always)]
     fn route_key(&self, pos: &Position) -> Result<(usize, Position), Option<(Value, Source)>> {
@@ -458,7 +504,10 @@ impl Egdb {
         if p.piece_count() > self.limit {
             return Err(None);
         }
-        Ok((TableKey::of(&p).id(), p))
+        match TableKey::of(&p).slot_id() {
+            Some(id) => Ok((id, p)),
+            None => Err(None),
+        }
     }
 
     /// How `pos` is answered: directly, or from a table (see
@@ -483,12 +532,12 @@ impl Egdb {
     /// The stored value of `p` in table `x` (a `lookup` entry).
     #[inline(always)]
     fn stored_in(&self, x: u32, p: &Position) -> Option<Value> {
-        let t = &self.tables[x as usize];
-        let parts = t.index.index_parts(p);
-        if t.unpacked != NOT_UNPACKED {
-            let idx = t.index.padded_index(&parts);
-            return value_of_code(self.unpacked.code(t.unpacked, idx)?);
+        let h = &self.hot[x as usize];
+        let parts = h.shape.parts(p);
+        if let Some(start) = h.start() {
+            return value_of_code(self.unpacked.code(start, h.shape.padded_index(&parts))?);
         }
+        let t = &self.tables[x as usize];
         let idx = t.index.index_from(&parts, t.index.men_offset(&parts));
         let image = self.slices[t.file as usize].bytes();
         let spot = t.layout.locate(image, idx)?;
