@@ -613,10 +613,12 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
     } else {
         Egdb::open(&dir)?
     };
+    let mut decoded_bytes = 0;
     if a.unpacked {
         db.limit_pieces(a.pieces);
         let t = Instant::now();
         let u = db.unpack(u64::MAX)?;
+        decoded_bytes = u.bytes;
         println!(
             "decoded {} tables ({} positions) into {:.1} MB in {:.1} s",
             u.tables,
@@ -702,51 +704,75 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
             best * 1e9 / positions.len() as f64
         );
     }
-    // The buffer is as large as the files the probes read (capped at
-    // 1 GiB: past the caches and the TLB reach, size no longer matters).
-    let bytes: u64 = db
+    // The buffer is as large as what the probes read, the files or the
+    // decoded tables (capped at 1 GiB: past the caches and the TLB reach,
+    // size no longer matters).
+    let files: u64 = db
         .slices()
         .iter()
         .filter(|f| f.header().slice.pieces() <= a.pieces)
         .map(|f| f.file_len())
         .sum();
-    let bytes = bytes.min(1 << 30);
+    let bytes = if a.unpacked { decoded_bytes } else { files }.min(1 << 30);
+    let (dependent, independent) = random_read_ns(bytes as usize)?;
     println!(
-        "memory latency here: {:.0} ns per dependent random read over {:.1} MB (the size of the \
-         probed files); a probe that misses the caches costs at least one",
-        dependent_read_ns(bytes as usize),
+        "memory here: {dependent:.0} ns per dependent random read over {:.1} MB (the size of what \
+         is probed; a probe that misses the caches costs at least one), {independent:.1} ns \
+         per random read with many in flight (the floor under a batch of probes)",
         bytes as f64 / 1e6
     );
     Ok(())
 }
 
-/// Nanoseconds per read of a pointer chase over a random cycle through a
-/// buffer of `bytes` bytes (64-byte strides): the cost of one cache and
-/// TLB miss on this machine, the floor under a random probe of databases
-/// larger than the caches.
-fn dependent_read_ns(bytes: usize) -> f64 {
-    const STRIDE: usize = 16; // u32 per 64-byte line
-    let lines = (bytes / 64).max(2);
-    let mut next = vec![0u32; lines * STRIDE];
+/// Nanoseconds per read over a buffer of `bytes` bytes (64-byte lines):
+/// of a pointer chase over a random cycle through it (each read waits for
+/// the one before: the cost of one cache and TLB miss on this machine, the
+/// floor under a single random probe of databases larger than the caches),
+/// and of independent random reads (as many in flight as the machine
+/// allows: the floor under a batch of probes, `probe_many`).
+fn random_read_ns(bytes: usize) -> anyhow::Result<(f64, f64)> {
+    const LINE: usize = 64;
+    let lines = (bytes / LINE).max(2);
+    // Anonymous memory asked for in huge pages, as the decoded tables are.
+    let mut buf = memmap2::MmapMut::map_anon(lines * LINE)?;
+    #[cfg(target_os = "linux")]
+    {
+        let _ = buf.advise(memmap2::Advice::HugePage);
+    }
+    let link = |buf: &[u8], line: usize| {
+        let at = line * LINE;
+        u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]]) as usize
+    };
     // The lines in a random order (Fisher-Yates), linked into one cycle.
     let mut order: Vec<u32> = (0..lines as u32).collect();
     let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for i in (1..lines).rev() {
+    let mut rnd = move || {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        order.swap(i, (x % (i as u64 + 1)) as usize);
+        x
+    };
+    for i in (1..lines).rev() {
+        order.swap(i, (rnd() % (i as u64 + 1)) as usize);
     }
     for i in 0..lines {
-        next[order[i] as usize * STRIDE] = order[(i + 1) % lines];
+        let at = order[i] as usize * LINE;
+        buf[at..at + 4].copy_from_slice(&order[(i + 1) % lines].to_le_bytes());
     }
     let steps = 4_000_000usize;
-    let mut at = 0u32;
+    let mut at = 0usize;
     let t = Instant::now();
     for _ in 0..steps {
-        at = next[at as usize * STRIDE];
+        at = link(&buf, at);
     }
-    let ns = t.elapsed().as_secs_f64() * 1e9 / steps as f64;
+    let dependent = t.elapsed().as_secs_f64() * 1e9 / steps as f64;
     std::hint::black_box(at);
-    ns
+    let places: Vec<usize> = (0..steps)
+        .map(|_| (rnd() % lines as u64) as usize * LINE)
+        .collect();
+    let t = Instant::now();
+    let sum = places.iter().fold(0u8, |s, &p| s ^ buf[p]);
+    let independent = t.elapsed().as_secs_f64() * 1e9 / steps as f64;
+    std::hint::black_box(sum);
+    Ok((dependent, independent))
 }
