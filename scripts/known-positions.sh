@@ -12,13 +12,22 @@
 #   scripts/known-positions.sh [SECS-PER-POSITION] [MIN-PIECES]
 #
 # MIN-PIECES (default 5) skips the smaller positions, which the databases
-# answer directly.
+# answer directly. ONLY (an awk regular expression) keeps the positions
+# whose FEN matches it; SOLVE_ARGS adds options to every `solve`, e.g. a
+# larger retrograde analysis for the 6-piece studies (about 14 GB):
+#
+#   SOLVER=retro ONLY='W:W29,14|B:W28,32,K15' \
+#   SOLVE_ARGS='--retro-positions 180000000 --max-proof-nodes 30000000' \
+#   scripts/known-positions.sh 1200 6
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
 min=${2:-5}
 top=${EGDB_PIECES:-6}
 solver=${SOLVER:-all}
+only=${ONLY:-}
+# Split into words on purpose: options and their values.
+read -r -a extra <<< "${SOLVE_ARGS:-}"
 tsv=${KNOWN_TSV:-../shared/data/known-positions.tsv}
 # CHECKERS_BIN: a binary to use instead of building this checkout's.
 bin=${CHECKERS_BIN:-}
@@ -32,14 +41,15 @@ trap 'rm -rf "$out"' EXIT
 status=0
 # One batch per database size.
 for dbp in $(seq 2 "$top"); do
-  awk -F'\t' -v dbp="$dbp" -v top="$top" -v min="$min" '
+  awk -F'\t' -v dbp="$dbp" -v top="$top" -v min="$min" -v only="$only" '
     /^#/ || $1 == "pieces" { next }
+    only != "" && $2 !~ only { next }
     { p = $1 + 0; d = (p - 1 < top) ? p - 1 : top;
       if (p >= min && d == dbp) print $2 "\t" $3 }' "$tsv" > "$out/want-$dbp.tsv"
   if [ ! -s "$out/want-$dbp.tsv" ]; then rm "$out/want-$dbp.tsv"; continue; fi
   cut -f1 "$out/want-$dbp.tsv" > "$out/fens-$dbp"
   "$bin" solve --batch "$out/fens-$dbp" --solver "$solver" --egdb-pieces "$dbp" --time "$secs" \
-    --json > "$out/got-$dbp.jsonl" || status=1
+    --json "${extra[@]}" > "$out/got-$dbp.jsonl" || status=1
 done
 python3 - "$out" "$secs" "$solver" <<'PY' || status=1
 import json, os, sys
