@@ -573,8 +573,7 @@ fn search_here(
             // least 10 s), past --time; it gives up then (a proof of a
             // million positions can take minutes).
             let t0 = Instant::now();
-            let grace =
-                deadline.map(|d| d.max(t0 + start.elapsed().max(Duration::from_secs(10))));
+            let grace = deadline.map(|d| d.max(t0 + start.elapsed().max(Duration::from_secs(10))));
             let tree = if who == "ab" {
                 ab.set_deadline(grace);
                 extract(&mut ab, leaves, root, question, opts.max_proof_nodes, grace)
