@@ -567,13 +567,13 @@ fn search_here(
         if opts.proofs {
             let question = proved_question(t, status).expect("settled");
             // Extraction searches again, position by position, mostly from
-            // the table. It may use what is left of --time and, so that a
-            // proof found just before the deadline is not lost to it, at
-            // least as long again as the whole solve has taken so far (at
-            // least 10 s), past --time; it gives up then (a proof of a
-            // million positions can take minutes).
+            // the table. It may use what is left of this question's time
+            // and, so that a proof found just before the deadline is not
+            // lost to it, at least as long again as the whole solve has
+            // taken so far (at least 10 s), past --time; it gives up then
+            // (a proof of a million positions can take minutes).
             let t0 = Instant::now();
-            let grace = deadline.map(|d| d.max(t0 + start.elapsed().max(Duration::from_secs(10))));
+            let grace = until.map(|u| u.max(t0 + start.elapsed().max(Duration::from_secs(10))));
             let tree = if who == "ab" {
                 ab.set_deadline(grace);
                 extract(&mut ab, leaves, root, question, opts.max_proof_nodes, grace)
