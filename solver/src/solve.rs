@@ -567,16 +567,26 @@ fn search_here(
         if opts.proofs {
             let question = proved_question(t, status).expect("settled");
             // Extraction searches again, position by position, mostly from
-            // the table. It may use what is left of this question's time
-            // and, so that a proof found just before the deadline is not
-            // lost to it, at least as long again as the whole solve has
-            // taken so far (at least 10 s), past --time; it gives up then
-            // (a proof of a million positions can take minutes).
+            // the table. So that a proof found just before the deadline is
+            // not lost to it, its searches may run until the deadline or
+            // as long again as the solve has taken so far (at least 10 s),
+            // whichever is later; past that, extraction goes on from what
+            // the tables hold, up to `--time` past the deadline (at least
+            // 10 s), and gives up then (a proof of a million positions can
+            // take minutes): a solve takes at most twice its time limit
+            // before the verification.
             let t0 = Instant::now();
-            let grace = until.map(|u| u.max(t0 + start.elapsed().max(Duration::from_secs(10))));
+            let grace = deadline.map(|d| d.max(t0 + start.elapsed().max(Duration::from_secs(10))));
+            let stop = deadline.zip(grace).map(|(d, g)| {
+                g.max(
+                    d + d
+                        .saturating_duration_since(start)
+                        .max(Duration::from_secs(10)),
+                )
+            });
             let tree = if who == "ab" {
                 ab.set_deadline(grace);
-                extract(&mut ab, leaves, root, question, opts.max_proof_nodes, grace)
+                extract(&mut ab, leaves, root, question, opts.max_proof_nodes, stop)
             } else {
                 // df-pn's table, then alpha-beta on a small budget, then
                 // df-pn again for what alpha-beta leaves open.
@@ -596,7 +606,7 @@ fn search_here(
                     root,
                     question,
                     opts.max_proof_nodes,
-                    grace,
+                    stop,
                 )
             };
             // The next question sets its own deadlines; the node budget
