@@ -27,4 +27,4 @@ pub mod verify;
 
 pub use leaves::Leaves;
 pub use question::{Res, Status};
-pub use solve::{solve, SolveOptions, SolveReport, SolverKind};
+pub use solve::{solve, SolveOptions, SolveReport, SolverKind, EXTRACTION_RUN};

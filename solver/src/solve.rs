@@ -97,9 +97,7 @@ pub struct QuestionRun {
     pub threshold: Value,
     /// `ab`, `dfpn` or `retro` (the retrograde analysis answers every
     /// question at once: its first run carries its positions as nodes and
-    /// its time, the second, if any, none), or `extract`: a question a
-    /// search settled whose proof tree was not complete when the time ran
-    /// out (status unknown, nodes the tree's positions by then).
+    /// its time, the second, if any, none), or [`EXTRACTION_RUN`].
     pub solver: &'static str,
     /// What it found.
     pub status: Status,
@@ -110,6 +108,11 @@ pub struct QuestionRun {
     /// Its root move (proving or refuting), when known.
     pub best: Option<Move>,
 }
+
+/// [`QuestionRun::solver`] of a question a search settled whose proof
+/// tree was not complete when the time ran out: its status is unknown,
+/// its nodes are the tree's positions by then.
+pub const EXTRACTION_RUN: &str = "extract";
 
 /// A verified proof with its figures.
 #[derive(Clone, Debug)]
@@ -619,7 +622,7 @@ fn search_here(
                 Err(ExtractError::OutOfTime(positions)) => {
                     runs.push(QuestionRun {
                         threshold: t,
-                        solver: "extract",
+                        solver: EXTRACTION_RUN,
                         status: Status::Unknown,
                         nodes: positions as u64,
                         millis: t0.elapsed().as_millis() as u64,

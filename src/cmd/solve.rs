@@ -303,7 +303,7 @@ fn print_report(rep: &SolveReport) {
         println!("best move {m}");
     }
     for r in &rep.runs {
-        if r.solver == "extract" {
+        if r.solver == solver::EXTRACTION_RUN {
             println!(
                 "  proof {side} {:<16} not extracted: time ran out after {} positions, {} ms \
                  (raise --time)",

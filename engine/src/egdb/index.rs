@@ -418,16 +418,10 @@ impl TableKey {
         self.black.pieces() + self.white.pieces()
     }
 
-    /// Dense identifier `< 448 * 448`.
-    #[inline(always)]
-    pub const fn id(&self) -> usize {
-        self.black.id() * 448 + self.white.id()
-    }
-
     /// Dense identifier `< SIDE_SLOTS * SIDE_SLOTS` of a table of at most
     /// [`MAX_PIECES`] pieces with valid sides ([`Side::slot`]); `None`
-    /// for any other. Smaller than [`TableKey::id`]'s range (under a tenth
-    /// of it), so a lookup array indexed by it stays in the caches.
+    /// for any other: a lookup array indexed by it takes 152 KB (a tenth
+    /// of one indexed by both sides' [`Side::id`]s) and stays in the caches.
     #[inline(always)]
     pub fn slot_id(&self) -> Option<usize> {
         Some(self.black.slot()? * SIDE_SLOTS + self.white.slot()?)

@@ -238,13 +238,13 @@ impl Egdb {
             }
         };
         for (t, key) in slice.tables().into_iter().enumerate() {
-            let table = ProbeTable::new(&self.slices[n], n, t);
-            let hot = HotTable::of(&table.index);
             let Some(id) = key.slot_id() else {
                 // A file's slice is checked when it is read; a table
                 // without a slot cannot be probed and is not kept.
                 continue;
             };
+            let table = ProbeTable::new(&self.slices[n], n, t);
+            let hot = HotTable::of(&table.index);
             match self.lookup[id] {
                 NO_TABLE => {
                     self.lookup[id] = self.tables.len() as u32;
