@@ -14,6 +14,12 @@
 //! carries the tag up; it is kept in the parent's local child list (never
 //! in the table) until the search returns to the tagged ply, where the
 //! cycle is closed and the result becomes plain.
+//!
+//! Such tagged results are also remembered apart, with their proving
+//! move ([`Dfpn::looped`]), never for the search itself (they hold only
+//! on the path that settled them) but for proof extraction, which walks
+//! every position of a proof again and closes its loops itself: without
+//! them it would search each of them again.
 
 use crate::leaves::Leaves;
 use crate::order::evaluate;
@@ -71,6 +77,14 @@ struct Entry {
     /// worked entries).
     work: u64,
     /// The proving move of a proved node, or the last move searched.
+    best: Option<Move>,
+}
+
+/// A result that held through a repetition of the path it was searched
+/// on (see [`Dfpn::looped`]).
+#[derive(Clone, Copy, Debug)]
+struct Looped {
+    status: Status,
     best: Option<Move>,
 }
 
@@ -167,6 +181,10 @@ pub struct Dfpn<'a> {
     leaves: Leaves<'a>,
     cfg: DfpnConfig,
     tt: Table<Entry>,
+    /// Results tagged with a repetition of their path: at most a quarter
+    /// of `cfg.table_entries`, emptied when full (the latest matter most
+    /// to an extraction, which searches as it goes).
+    looped: Table<Looped>,
     path: Vec<Position>,
     nodes: u64,
     budget_start: u64,
@@ -180,6 +198,7 @@ impl<'a> Dfpn<'a> {
             leaves,
             cfg,
             tt: Table::default(),
+            looped: Table::default(),
             path: Vec::with_capacity(256),
             nodes: 0,
             budget_start: 0,
@@ -220,6 +239,17 @@ impl<'a> Dfpn<'a> {
     /// The stored best move of `pos` at threshold `t`.
     pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best)
+    }
+
+    /// How `pos` was settled at threshold `t` by a search in which it
+    /// relied on a repetition of its path, with the proving move of a
+    /// success: a hint for proof extraction, never a proof (on another
+    /// path the repetition may not be there). `None` when the table
+    /// holds a plain result or nothing of the kind.
+    pub fn looped(&self, pos: &Position, t: Value) -> Option<(Status, Option<Move>)> {
+        self.looped
+            .get(&Key::new(*pos, t))
+            .map(|l| (l.status, l.best))
     }
 
     /// Does the mover of `root` reach threshold `t`? `prefix` holds the
@@ -280,6 +310,14 @@ impl<'a> Dfpn<'a> {
         if best.is_some() {
             e.best = best;
         }
+    }
+
+    fn remember_looped(&mut self, pos: Position, t: Value, status: Status, best: Option<Move>) {
+        if self.looped.len() >= (self.cfg.table_entries / 4).max(1) {
+            self.looped.clear();
+        }
+        self.looped
+            .insert(Key::new(pos, t), Looped { status, best });
     }
 
     /// Frees at least half the table: drops the least-worked unsettled
@@ -371,6 +409,8 @@ impl<'a> Dfpn<'a> {
                 let best = (pn.phi == 0).then(|| children[c1].mv);
                 if pn.rep == PLAIN {
                     self.store(pos, t, pn, self.nodes - start + 1, best);
+                } else {
+                    self.remember_looped(pos, t, pn.res().status, best);
                 }
                 return pn;
             }

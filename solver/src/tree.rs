@@ -3,12 +3,14 @@
 //! From the root, the proving side gets one move whose resulting
 //! position the search shows to be proved, the opponent gets every move,
 //! down to leaves (terminal positions, database positions, stored
-//! results). Each position is searched again in the context of the
-//! extraction path, so a result that relies on a repetition is accepted
-//! only when the repeated position is on the path being extracted, and
-//! only in a draw proof (where a closed loop is a draw). A win proof comes
-//! out acyclic. Nodes are added after their subtree is complete; a failed
-//! branch is rolled back.
+//! results). A position the search's table does not settle plainly is
+//! followed where df-pn settled it through a repetition of its own path
+//! ([`crate::dfpn::Dfpn::looped`]), else searched again in the context of
+//! the extraction path. Either way the extractor closes a loop only on a
+//! position of the path being extracted, and only in a draw proof (where
+//! a closed loop is a draw), so a hint that does not hold here fails and
+//! is rolled back; a win proof comes out acyclic. Nodes are added after
+//! their subtree is complete; a failed branch is rolled back.
 
 use crate::dfpn::Dfpn;
 use crate::leaves::Leaves;
@@ -47,10 +49,42 @@ impl ProofSearch for Dfpn<'_> {
         if let Some(s) = self.proved(pos, t) {
             return Res::plain(s);
         }
+        if let Some(r) = looped_failure(self, pos, t) {
+            return r;
+        }
         self.prove(*pos, t, path).res
     }
     fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
-        self.best_move(pos, t)
+        looped_success_move(self, pos, t).or_else(|| self.best_move(pos, t))
+    }
+}
+
+/// A failure df-pn settled at `pos` through a repetition of its search
+/// path ([`Dfpn::looped`]), as a result for the extractor to walk: where
+/// that path's repetition is not on the extraction path, walking it
+/// finds other closings or fails and is rolled back, so a stale hint
+/// costs time, never a wrong proof. (Only a failure of a proving side's
+/// child moves the extractor; a repetition never fails the side a draw
+/// serves, so the hints come from draw proofs.)
+fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Res> {
+    match dfpn.looped(pos, t) {
+        Some((Status::Failure, _)) => Some(Res {
+            status: Status::Failure,
+            rep: 0,
+        }),
+        _ => None,
+    }
+}
+
+/// The proving move of a success df-pn settled at `pos` through a
+/// repetition of its search path, unless the table holds a plain result.
+fn looped_success_move(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Move> {
+    if dfpn.proved(pos, t).is_some() {
+        return None;
+    }
+    match dfpn.looped(pos, t) {
+        Some((Status::Success, m)) => m,
+        _ => None,
     }
 }
 
@@ -74,6 +108,9 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
         if let Some(s) = self.dfpn.proved(pos, t) {
             return Res::plain(s);
         }
+        if let Some(r) = looped_failure(self.dfpn, pos, t) {
+            return r;
+        }
         let r = self.ab.status(pos, t, prover, path);
         if r.status != Status::Unknown {
             return r;
@@ -84,7 +121,9 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
         if self.dfpn.proved(pos, t).is_some() {
             return self.dfpn.best_move(pos, t);
         }
-        self.ab.hint(pos, t).or_else(|| self.dfpn.best_move(pos, t))
+        looped_success_move(self.dfpn, pos, t)
+            .or_else(|| self.ab.hint(pos, t))
+            .or_else(|| self.dfpn.best_move(pos, t))
     }
 }
 

@@ -41,7 +41,7 @@ fn trees(
     let mut df = Dfpn::new(
         leaves,
         DfpnConfig {
-            max_nodes: 200_000,
+            max_nodes: 1_000_000,
             ..DfpnConfig::default()
         },
     );
@@ -119,24 +119,63 @@ fn a_starved_alpha_beta_never_yields_a_bad_tree() {
 
 /// A deadline already passed stops an extraction that visits more than
 /// a thousand positions (the clock is read every 1,024) with
-/// `OutOfTime`, instead of letting it run on from the table.
+/// `OutOfTime`, instead of letting it run on from the table. (First
+/// Position, a win proof of some 1,700 positions without databases: a
+/// win proof has no loops, so its size does not depend on how loops are
+/// closed.)
 #[test]
 fn extraction_stops_at_its_deadline() {
     on_big_stack(|| {
-        let (fen, t) = CASES[2];
+        let (fen, t) = ("W:WK19,K23:B12,K28", Value::Win);
         let (alone, _) = trees(fen, t, 1_000_000, None).expect("df-pn settles the question");
         let full = alone.expect("df-pn extracts its own proof").nodes.len();
         assert!(
             full > 1_024,
             "{fen}: a tree of {full} positions is too small for this test"
         );
-        // (The combined extraction's tree of this position is small: only
-        // df-pn's own is large enough to reach the clock.)
         let (alone, _) =
             trees(fen, t, 1_000_000, Some(Instant::now())).expect("df-pn settles the question");
         match alone {
             Err(ExtractError::OutOfTime(n)) => assert!(n < full, "{n} positions"),
             other => panic!("expected OutOfTime, got {:?}", other.map(|t| t.nodes.len())),
+        }
+    });
+}
+
+/// Extraction walks the results df-pn settled through a repetition of
+/// its path ([`Dfpn::looped`]) instead of searching each such position
+/// again: from df-pn's table alone, extracting every case costs fewer
+/// nodes than the search that settled it (searching them again cost 146
+/// times the search for the lone king's draw and 58,000 times for the
+/// three kings' draw), and the trees pass the verifier.
+#[test]
+fn extraction_walks_the_results_that_relied_on_a_repetition() {
+    on_big_stack(|| {
+        for (fen, t) in CASES {
+            let root = parse_fen(fen).unwrap();
+            let leaves = Leaves::new(&NoOracle, &NoResults);
+            let mut df = Dfpn::new(
+                leaves,
+                DfpnConfig {
+                    max_nodes: 200_000,
+                    ..DfpnConfig::default()
+                },
+            );
+            let status = df.prove(root, t, &[]).res.status;
+            let searched = df.nodes();
+            let q = proved_question(t, status).expect("df-pn settles the question");
+            let tree = extract(&mut df, leaves, root, q, 1_000_000, None)
+                .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+            verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+            let extracting = df.nodes() - searched;
+            eprintln!(
+                "{fen} t={t}: search {searched} nodes, extraction {extracting}, proof {}",
+                tree.nodes.len()
+            );
+            assert!(
+                extracting < searched,
+                "{fen} t={t}: extraction searched {extracting} nodes, the search {searched}"
+            );
         }
     });
 }
