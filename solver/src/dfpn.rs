@@ -226,6 +226,16 @@ impl<'a> Dfpn<'a> {
         self.cfg.deadline = deadline;
     }
 
+    /// The node budget of one call of [`Dfpn::prove`].
+    pub fn max_nodes(&self) -> u64 {
+        self.cfg.max_nodes
+    }
+
+    /// Changes only the node budget of one call.
+    pub fn set_max_nodes(&mut self, max_nodes: u64) {
+        self.cfg.max_nodes = max_nodes;
+    }
+
     /// The plain proved status of `pos` at threshold `t`, if in the table.
     pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
         let e = self.tt.get(&Key::new(*pos, t))?;

@@ -24,20 +24,46 @@ use thiserror::Error;
 
 /// A search the extractor can ask about single positions.
 pub trait ProofSearch {
+    /// What the search holds for `pos` at threshold `t` without searching:
+    /// a plain result, or a hint that the extractor checks by walking it
+    /// (a df-pn result that relied on a repetition of its path).
+    fn known(&self, pos: &Position, t: Value) -> Option<Status>;
     /// The result of `pos` for its mover at threshold `t`, reached after
     /// the positions `path` (`path.len()` is its ply), with `prover` the
-    /// side trying to prove.
-    fn status(&mut self, pos: &Position, t: Value, prover: Color, path: &[Position]) -> Res;
+    /// side trying to prove, searching at most `nodes` nodes (and no more
+    /// than the search's own budget).
+    fn status(
+        &mut self,
+        pos: &Position,
+        t: Value,
+        prover: Color,
+        path: &[Position],
+        nodes: u64,
+    ) -> Res;
     /// A move to try first at `pos` for threshold `t`.
     fn hint(&self, pos: &Position, t: Value) -> Option<Move>;
 }
 
 impl ProofSearch for AlphaBeta<'_> {
-    fn status(&mut self, pos: &Position, t: Value, prover: Color, path: &[Position]) -> Res {
+    fn known(&self, pos: &Position, t: Value) -> Option<Status> {
+        self.proved(pos, t)
+    }
+    fn status(
+        &mut self,
+        pos: &Position,
+        t: Value,
+        prover: Color,
+        path: &[Position],
+        nodes: u64,
+    ) -> Res {
         if let Some(s) = self.proved(pos, t) {
             return Res::plain(s);
         }
-        self.prove(*pos, t, Some(prover), path).res
+        let budget = self.max_nodes();
+        self.set_max_nodes(budget.min(nodes));
+        let r = self.prove(*pos, t, Some(prover), path).res;
+        self.set_max_nodes(budget);
+        r
     }
     fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
         self.best_move(pos, t)
@@ -45,14 +71,25 @@ impl ProofSearch for AlphaBeta<'_> {
 }
 
 impl ProofSearch for Dfpn<'_> {
-    fn status(&mut self, pos: &Position, t: Value, _prover: Color, path: &[Position]) -> Res {
-        if let Some(s) = self.proved(pos, t) {
+    fn known(&self, pos: &Position, t: Value) -> Option<Status> {
+        self.proved(pos, t).or_else(|| looped_failure(self, pos, t))
+    }
+    fn status(
+        &mut self,
+        pos: &Position,
+        t: Value,
+        _prover: Color,
+        path: &[Position],
+        nodes: u64,
+    ) -> Res {
+        if let Some(s) = self.known(pos, t) {
             return Res::plain(s);
         }
-        if let Some(r) = looped_failure(self, pos, t) {
-            return r;
-        }
-        self.prove(*pos, t, path).res
+        let budget = self.max_nodes();
+        self.set_max_nodes(budget.min(nodes));
+        let r = self.prove(*pos, t, path).res;
+        self.set_max_nodes(budget);
+        r
     }
     fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
         looped_success_move(self, pos, t).or_else(|| self.best_move(pos, t))
@@ -60,18 +97,15 @@ impl ProofSearch for Dfpn<'_> {
 }
 
 /// A failure df-pn settled at `pos` through a repetition of its search
-/// path ([`Dfpn::looped`]), as a result for the extractor to walk: where
-/// that path's repetition is not on the extraction path, walking it
-/// finds other closings or fails and is rolled back, so a stale hint
-/// costs time, never a wrong proof. (Only a failure of a proving side's
-/// child moves the extractor; a repetition never fails the side a draw
-/// serves, so the hints come from draw proofs.)
-fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Res> {
+/// path ([`Dfpn::looped`]): a result for the extractor to walk. Where that
+/// path's repetition is not on the extraction path, walking it finds
+/// other closings or fails and is rolled back, so a stale hint costs
+/// time, never a wrong proof. (Only a failure of a proving side's child
+/// moves the extractor; a repetition never fails the side a draw serves,
+/// so the hints come from draw proofs.)
+fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Status> {
     match dfpn.looped(pos, t) {
-        Some((Status::Failure, _)) => Some(Res {
-            status: Status::Failure,
-            rep: 0,
-        }),
+        Some((Status::Failure, _)) => Some(Status::Failure),
         _ => None,
     }
 }
@@ -104,18 +138,25 @@ pub struct DfpnThenAb<'s, 'a> {
 }
 
 impl ProofSearch for DfpnThenAb<'_, '_> {
-    fn status(&mut self, pos: &Position, t: Value, prover: Color, path: &[Position]) -> Res {
-        if let Some(s) = self.dfpn.proved(pos, t) {
+    fn known(&self, pos: &Position, t: Value) -> Option<Status> {
+        self.dfpn.known(pos, t)
+    }
+    fn status(
+        &mut self,
+        pos: &Position,
+        t: Value,
+        prover: Color,
+        path: &[Position],
+        nodes: u64,
+    ) -> Res {
+        if let Some(s) = self.dfpn.known(pos, t) {
             return Res::plain(s);
         }
-        if let Some(r) = looped_failure(self.dfpn, pos, t) {
-            return r;
-        }
-        let r = self.ab.status(pos, t, prover, path);
+        let r = self.ab.status(pos, t, prover, path, nodes);
         if r.status != Status::Unknown {
             return r;
         }
-        self.dfpn.prove(*pos, t, path).res
+        self.dfpn.status(pos, t, prover, path, nodes)
     }
     fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
         if self.dfpn.proved(pos, t).is_some() {
@@ -157,8 +198,24 @@ struct Extractor<'s, 'l> {
     on_path: HashMap<Position, u32>,
     max_nodes: usize,
     deadline: Option<Instant>,
+    /// Positions visited, all rounds together.
     visits: usize,
+    /// The largest node budget of a search in this round ([`ROUNDS`]).
+    budget: u64,
 }
+
+/// The node budgets of extraction's rounds. The first round walks only
+/// what the search already holds (no search at all); each later round
+/// starts again from the root (the search keeps what it found) and, at a
+/// prover's position that holds no settled move, searches the moves in
+/// turn with each budget up to its own: every open move with the
+/// smallest, those still open with the next. The last is the search's
+/// own budget. A proof inside what the search found is taken before one
+/// that wanders into positions that take searching (they made proofs of
+/// king endings larger than a million positions where the walk found one
+/// of 435,000), and a move the search cannot settle quickly does not
+/// hold up one it can.
+const ROUNDS: [u64; 4] = [0, 4_096, 262_144, u64::MAX];
 
 /// Positions visited between two looks at the clock.
 const CLOCK_EVERY: usize = 1 << 10;
@@ -189,19 +246,24 @@ pub fn extract(
         max_nodes,
         deadline,
         visits: 0,
+        budget: 0,
     };
-    if x.node(root, t)? {
-        Ok(ProofTree {
-            root,
-            question,
-            nodes: x.nodes,
-        })
-    } else {
-        Err(ExtractError::NotProved {
-            fen: engine::notation::fen::to_fen(&root),
-            question: question.name(),
-        })
+    for budget in ROUNDS {
+        x.budget = budget;
+        x.nodes.clear();
+        x.index.clear();
+        if x.node(root, t)? {
+            return Ok(ProofTree {
+                root,
+                question,
+                nodes: x.nodes,
+            });
+        }
     }
+    Err(ExtractError::NotProved {
+        fen: engine::notation::fen::to_fen(&root),
+        question: question.name(),
+    })
 }
 
 impl Extractor<'_, '_> {
@@ -284,6 +346,10 @@ impl Extractor<'_, '_> {
         result
     }
 
+    /// One move of the prover at `pos` whose position can be proved:
+    /// first the moves whose results the search already holds, then the
+    /// others searched with growing node budgets up to the round's
+    /// ([`ROUNDS`]).
     fn prover_node(
         &mut self,
         pos: Position,
@@ -298,23 +364,66 @@ impl Extractor<'_, '_> {
                 moves[..=i].rotate_right(1);
             }
         }
+        let mut open = Vec::with_capacity(moves.len());
         for m in moves {
             let child = pos.play_unchecked(&m);
-            let known = self.index.contains_key(&child)
-                || (self.cycles && self.on_path.contains_key(&child));
-            if !known {
-                let r = self.search.status(&child, ct, self.prover, &self.path);
-                if r.status != Status::Failure {
-                    continue;
+            let known = if self.index.contains_key(&child)
+                || (self.cycles && self.on_path.contains_key(&child))
+            {
+                Some(Status::Failure)
+            } else {
+                self.search
+                    .known(&child, ct)
+                    .or_else(|| self.leaf_status(&child, ct))
+            };
+            match known {
+                Some(Status::Failure) => {
+                    if self.node(child, ct)? {
+                        self.add(pos, ProofEntry::Prover(m));
+                        return Ok(true);
+                    }
+                    self.rollback(mark);
+                }
+                Some(_) => {}
+                None => open.push(m),
+            }
+        }
+        let cap = self.budget;
+        for budget in ROUNDS.into_iter().filter(|&b| b > 0 && b <= cap) {
+            let mut left = Vec::with_capacity(open.len());
+            for m in open {
+                let child = pos.play_unchecked(&m);
+                let r = self
+                    .search
+                    .status(&child, ct, self.prover, &self.path, budget);
+                match r.status {
+                    Status::Failure => {
+                        if self.node(child, ct)? {
+                            self.add(pos, ProofEntry::Prover(m));
+                            return Ok(true);
+                        }
+                        self.rollback(mark);
+                    }
+                    Status::Success => {}
+                    Status::Unknown => left.push(m),
                 }
             }
-            if self.node(child, ct)? {
-                self.add(pos, ProofEntry::Prover(m));
-                return Ok(true);
+            open = left;
+            if open.is_empty() {
+                break;
             }
-            self.rollback(mark);
         }
         Ok(false)
+    }
+
+    /// The status of a terminal or database position for its mover at
+    /// threshold `t` (searches do not keep the leaves they met as
+    /// children).
+    fn leaf_status(&self, pos: &Position, t: Value) -> Option<Status> {
+        if pos.is_terminal() {
+            return Some(Status::Failure);
+        }
+        self.leaves.classify(pos, t).map(|(s, _)| s)
     }
 
     fn opponent_node(
