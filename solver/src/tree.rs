@@ -82,7 +82,7 @@ impl ProofSearch for Dfpn<'_> {
         path: &[Position],
         nodes: u64,
     ) -> Res {
-        if let Some(s) = self.known(pos, t) {
+        if let Some(s) = self.proved(pos, t) {
             return Res::plain(s);
         }
         let budget = self.max_nodes();
@@ -149,7 +149,7 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
         path: &[Position],
         nodes: u64,
     ) -> Res {
-        if let Some(s) = self.dfpn.known(pos, t) {
+        if let Some(s) = self.dfpn.proved(pos, t) {
             return Res::plain(s);
         }
         let r = self.ab.status(pos, t, prover, path, nodes);
@@ -198,7 +198,7 @@ struct Extractor<'s, 'l> {
     on_path: HashMap<Position, u32>,
     max_nodes: usize,
     deadline: Option<Instant>,
-    /// Positions visited, all rounds together.
+    /// Positions visited in this round.
     visits: usize,
     /// The largest node budget of a search in this round ([`ROUNDS`]).
     budget: u64,
@@ -252,6 +252,7 @@ pub fn extract(
         x.budget = budget;
         x.nodes.clear();
         x.index.clear();
+        x.visits = 0;
         if x.node(root, t)? {
             return Ok(ProofTree {
                 root,
