@@ -22,24 +22,30 @@ use std::collections::HashMap;
 use std::time::Instant;
 use thiserror::Error;
 
+/// What the extractor asks a search about one position.
+#[derive(Clone, Copy, Debug)]
+pub struct Ask<'p> {
+    /// The position.
+    pub pos: &'p Position,
+    /// Its mover's threshold.
+    pub t: Value,
+    /// The side trying to prove.
+    pub prover: Color,
+    /// The positions before it (`path.len()` is its ply).
+    pub path: &'p [Position],
+    /// Node budget of the search.
+    pub nodes: u64,
+}
+
 /// A search the extractor can ask about single positions.
 pub trait ProofSearch {
     /// What the search holds for `pos` at threshold `t` without searching:
     /// a plain result, or a hint that the extractor checks by walking it
     /// (a df-pn result that relied on a repetition of its path).
     fn known(&self, pos: &Position, t: Value) -> Option<Status>;
-    /// The result of `pos` for its mover at threshold `t`, reached after
-    /// the positions `path` (`path.len()` is its ply), with `prover` the
-    /// side trying to prove, searching at most `nodes` nodes (and no more
-    /// than the search's own budget).
-    fn status(
-        &mut self,
-        pos: &Position,
-        t: Value,
-        prover: Color,
-        path: &[Position],
-        nodes: u64,
-    ) -> Res;
+    /// The result of a position for its mover, searching at most
+    /// `q.nodes` nodes (and no more than the search's own budget).
+    fn status(&mut self, q: Ask<'_>) -> Res;
     /// A move to try first at `pos` for threshold `t`.
     fn hint(&self, pos: &Position, t: Value) -> Option<Move>;
 }
@@ -48,20 +54,13 @@ impl ProofSearch for AlphaBeta<'_> {
     fn known(&self, pos: &Position, t: Value) -> Option<Status> {
         self.proved(pos, t)
     }
-    fn status(
-        &mut self,
-        pos: &Position,
-        t: Value,
-        prover: Color,
-        path: &[Position],
-        nodes: u64,
-    ) -> Res {
-        if let Some(s) = self.proved(pos, t) {
+    fn status(&mut self, q: Ask<'_>) -> Res {
+        if let Some(s) = self.proved(q.pos, q.t) {
             return Res::plain(s);
         }
         let budget = self.max_nodes();
-        self.set_max_nodes(budget.min(nodes));
-        let r = self.prove(*pos, t, Some(prover), path).res;
+        self.set_max_nodes(budget.min(q.nodes));
+        let r = self.prove(*q.pos, q.t, Some(q.prover), q.path).res;
         self.set_max_nodes(budget);
         r
     }
@@ -74,20 +73,13 @@ impl ProofSearch for Dfpn<'_> {
     fn known(&self, pos: &Position, t: Value) -> Option<Status> {
         self.proved(pos, t).or_else(|| looped_failure(self, pos, t))
     }
-    fn status(
-        &mut self,
-        pos: &Position,
-        t: Value,
-        _prover: Color,
-        path: &[Position],
-        nodes: u64,
-    ) -> Res {
-        if let Some(s) = self.proved(pos, t) {
+    fn status(&mut self, q: Ask<'_>) -> Res {
+        if let Some(s) = self.proved(q.pos, q.t) {
             return Res::plain(s);
         }
         let budget = self.max_nodes();
-        self.set_max_nodes(budget.min(nodes));
-        let r = self.prove(*pos, t, path).res;
+        self.set_max_nodes(budget.min(q.nodes));
+        let r = self.prove(*q.pos, q.t, q.path).res;
         self.set_max_nodes(budget);
         r
     }
@@ -141,22 +133,15 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
     fn known(&self, pos: &Position, t: Value) -> Option<Status> {
         self.dfpn.known(pos, t)
     }
-    fn status(
-        &mut self,
-        pos: &Position,
-        t: Value,
-        prover: Color,
-        path: &[Position],
-        nodes: u64,
-    ) -> Res {
-        if let Some(s) = self.dfpn.proved(pos, t) {
+    fn status(&mut self, q: Ask<'_>) -> Res {
+        if let Some(s) = self.dfpn.proved(q.pos, q.t) {
             return Res::plain(s);
         }
-        let r = self.ab.status(pos, t, prover, path, nodes);
+        let r = self.ab.status(q);
         if r.status != Status::Unknown {
             return r;
         }
-        self.dfpn.status(pos, t, prover, path, nodes)
+        self.dfpn.status(q)
     }
     fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
         if self.dfpn.proved(pos, t).is_some() {
@@ -394,9 +379,13 @@ impl Extractor<'_, '_> {
             let mut left = Vec::with_capacity(open.len());
             for m in open {
                 let child = pos.play_unchecked(&m);
-                let r = self
-                    .search
-                    .status(&child, ct, self.prover, &self.path, budget);
+                let r = self.search.status(Ask {
+                    pos: &child,
+                    t: ct,
+                    prover: self.prover,
+                    path: &self.path,
+                    nodes: budget,
+                });
                 match r.status {
                     Status::Failure => {
                         if self.node(child, ct)? {

@@ -5,7 +5,7 @@
 //! one `solve` tries first, and it must not be larger in total.
 
 use engine::notation::fen::parse_fen;
-use engine::{NoOracle, Value};
+use engine::{NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
 use proofdb::{ProofTree, Question};
 use solver::dfpn::{Dfpn, DfpnConfig};
@@ -24,6 +24,22 @@ const CASES: [(&str, Value); 3] = [
     ("W:WK22,K23,K24:BK31,K32", Value::Draw),
 ];
 
+/// The root of `fen`, a df-pn search (a million nodes, no databases)
+/// after it asked the question at threshold `t`, and the question it
+/// settled (`None` when it did not).
+fn settle(fen: &str, t: Value) -> (Position, Dfpn<'static>, Option<Question>) {
+    let root = parse_fen(fen).unwrap();
+    let mut df = Dfpn::new(
+        Leaves::new(&NoOracle, &NoResults),
+        DfpnConfig {
+            max_nodes: 1_000_000,
+            ..DfpnConfig::default()
+        },
+    );
+    let status = df.prove(root, t, &[]).res.status;
+    (root, df, proved_question(t, status))
+}
+
 /// Proves `fen` at threshold `t` with df-pn, then extracts its proof with
 /// df-pn alone and with df-pn then alpha-beta (`ab_nodes` per call), both
 /// until `deadline`.
@@ -36,17 +52,9 @@ fn trees(
     Result<ProofTree, ExtractError>,
     Result<ProofTree, ExtractError>,
 )> {
-    let root = parse_fen(fen).unwrap();
+    let (root, mut df, q) = settle(fen, t);
+    let q = q?;
     let leaves = Leaves::new(&NoOracle, &NoResults);
-    let mut df = Dfpn::new(
-        leaves,
-        DfpnConfig {
-            max_nodes: 1_000_000,
-            ..DfpnConfig::default()
-        },
-    );
-    let status = df.prove(root, t, &[]).res.status;
-    let q: Question = proved_question(t, status)?;
     let alone = extract(&mut df, leaves, root, q, 1_000_000, deadline);
     let mut ab = AlphaBeta::new(
         leaves,
@@ -152,18 +160,10 @@ fn extraction_stops_at_its_deadline() {
 fn extraction_walks_the_results_that_relied_on_a_repetition() {
     on_big_stack(|| {
         for (fen, t) in CASES {
-            let root = parse_fen(fen).unwrap();
-            let leaves = Leaves::new(&NoOracle, &NoResults);
-            let mut df = Dfpn::new(
-                leaves,
-                DfpnConfig {
-                    max_nodes: 200_000,
-                    ..DfpnConfig::default()
-                },
-            );
-            let status = df.prove(root, t, &[]).res.status;
+            let (root, mut df, q) = settle(fen, t);
             let searched = df.nodes();
-            let q = proved_question(t, status).expect("df-pn settles the question");
+            let q = q.expect("df-pn settles the question");
+            let leaves = Leaves::new(&NoOracle, &NoResults);
             let tree = extract(&mut df, leaves, root, q, 1_000_000, None)
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
             verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
