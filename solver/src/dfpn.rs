@@ -254,8 +254,9 @@ impl<'a> Dfpn<'a> {
     /// How `pos` was settled at threshold `t` by a search in which it
     /// relied on a repetition of its path, with the proving move of a
     /// success: a hint for proof extraction, never a proof (on another
-    /// path the repetition may not be there). `None` when the table
-    /// holds a plain result or nothing of the kind.
+    /// path the repetition may not be there). An entry is not removed
+    /// when the position is later settled plainly: ask
+    /// [`Dfpn::proved`] first.
     pub fn looped(&self, pos: &Position, t: Value) -> Option<(Status, Option<Move>)> {
         self.looped
             .get(&Key::new(*pos, t))

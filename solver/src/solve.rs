@@ -569,8 +569,9 @@ fn search_here(
         };
         if opts.proofs {
             let question = proved_question(t, status).expect("settled");
-            // Extraction searches again, position by position, mostly from
-            // the table. So that a proof found just before the deadline is
+            // Extraction walks what the tables hold first and searches
+            // again only where that walk cannot close the proof
+            // (`tree::extract`'s rounds). So that a proof found just before the deadline is
             // not lost to it, its searches may run until the deadline or
             // as long again as the solve has taken so far (at least 10 s),
             // whichever is later; past that, extraction goes on from what
