@@ -5,8 +5,8 @@
 //! down to leaves (terminal positions, database positions, stored
 //! results). A position the search's table does not settle plainly is
 //! followed where df-pn settled it through a repetition of its own path
-//! ([`crate::dfpn::Dfpn::looped`]), else searched again in the context of
-//! the extraction path. Either way the extractor closes a loop only on a
+//! ([`crate::dfpn::Dfpn::looped`]), and searched again in the context of
+//! the extraction path where it holds nothing or that walk fails. Either way the extractor closes a loop only on a
 //! position of the path being extracted, and only in a draw proof (where
 //! a closed loop is a draw), so a hint that does not hold here fails and
 //! is rolled back; a win proof comes out acyclic. Nodes are added after
@@ -37,12 +37,21 @@ pub struct Ask<'p> {
     pub nodes: u64,
 }
 
+/// What a search holds for a position without searching again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// A result that holds wherever the position occurs.
+    Plain(Status),
+    /// A result that held on the path it was searched on (a df-pn result
+    /// that relied on a repetition of that path): the extractor walks it,
+    /// and searches the position again where the walk fails.
+    Hint(Status),
+}
+
 /// A search the extractor can ask about single positions.
 pub trait ProofSearch {
-    /// What the search holds for `pos` at threshold `t` without searching:
-    /// a plain result, or a hint that the extractor checks by walking it
-    /// (a df-pn result that relied on a repetition of its path).
-    fn known(&self, pos: &Position, t: Value) -> Option<Status>;
+    /// What the search holds for `pos` at threshold `t` without searching.
+    fn known(&self, pos: &Position, t: Value) -> Option<Known>;
     /// The result of a position for its mover, searching at most
     /// `q.nodes` nodes (and no more than the search's own budget).
     fn status(&mut self, q: Ask<'_>) -> Res;
@@ -51,8 +60,8 @@ pub trait ProofSearch {
 }
 
 impl ProofSearch for AlphaBeta<'_> {
-    fn known(&self, pos: &Position, t: Value) -> Option<Status> {
-        self.proved(pos, t)
+    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+        self.proved(pos, t).map(Known::Plain)
     }
     fn status(&mut self, q: Ask<'_>) -> Res {
         if let Some(s) = self.proved(q.pos, q.t) {
@@ -70,8 +79,10 @@ impl ProofSearch for AlphaBeta<'_> {
 }
 
 impl ProofSearch for Dfpn<'_> {
-    fn known(&self, pos: &Position, t: Value) -> Option<Status> {
-        self.proved(pos, t).or_else(|| looped_failure(self, pos, t))
+    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+        self.proved(pos, t)
+            .map(Known::Plain)
+            .or_else(|| looped_failure(self, pos, t))
     }
     fn status(&mut self, q: Ask<'_>) -> Res {
         if let Some(s) = self.proved(q.pos, q.t) {
@@ -95,9 +106,9 @@ impl ProofSearch for Dfpn<'_> {
 /// time, never a wrong proof. (Only a failure of a proving side's child
 /// moves the extractor; a repetition never fails the side a draw serves,
 /// so the hints come from draw proofs.)
-fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Status> {
+fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Known> {
     match dfpn.looped(pos, t) {
-        Some((Status::Failure, _)) => Some(Status::Failure),
+        Some((Status::Failure, _)) => Some(Known::Hint(Status::Failure)),
         _ => None,
     }
 }
@@ -130,8 +141,12 @@ pub struct DfpnThenAb<'s, 'a> {
 }
 
 impl ProofSearch for DfpnThenAb<'_, '_> {
-    fn known(&self, pos: &Position, t: Value) -> Option<Status> {
-        self.dfpn.known(pos, t)
+    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+        self.dfpn
+            .proved(pos, t)
+            .or_else(|| self.ab.proved(pos, t))
+            .map(Known::Plain)
+            .or_else(|| looped_failure(self.dfpn, pos, t))
     }
     fn status(&mut self, q: Ask<'_>) -> Res {
         if let Some(s) = self.dfpn.proved(q.pos, q.t) {
@@ -334,8 +349,8 @@ impl Extractor<'_, '_> {
 
     /// One move of the prover at `pos` whose position can be proved:
     /// first the moves whose results the search already holds, then the
-    /// others searched with growing node budgets up to the round's
-    /// ([`ROUNDS`]).
+    /// others, and those whose hint failed here, searched with growing
+    /// node budgets up to the round's ([`ROUNDS`]).
     fn prover_node(
         &mut self,
         pos: Position,
@@ -356,22 +371,27 @@ impl Extractor<'_, '_> {
             let known = if self.index.contains_key(&child)
                 || (self.cycles && self.on_path.contains_key(&child))
             {
-                Some(Status::Failure)
+                Some(Known::Plain(Status::Failure))
             } else {
                 self.search
                     .known(&child, ct)
-                    .or_else(|| self.leaf_status(&child, ct))
+                    .or_else(|| self.leaf_status(&child, ct).map(Known::Plain))
             };
             match known {
-                Some(Status::Failure) => {
+                Some(Known::Plain(Status::Failure) | Known::Hint(Status::Failure)) => {
                     if self.node(child, ct)? {
                         self.add(pos, ProofEntry::Prover(m));
                         return Ok(true);
                     }
                     self.rollback(mark);
+                    // A hint that does not hold on this path leaves the
+                    // move to the searches below, which see this path.
+                    if matches!(known, Some(Known::Hint(_))) {
+                        open.push(m);
+                    }
                 }
-                Some(_) => {}
-                None => open.push(m),
+                Some(Known::Plain(_)) => {}
+                Some(Known::Hint(_)) | None => open.push(m),
             }
         }
         let cap = self.budget;

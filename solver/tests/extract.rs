@@ -5,15 +5,16 @@
 //! one `solve` tries first, and it must not be larger in total.
 
 use engine::notation::fen::parse_fen;
-use engine::{NoOracle, Position, Value};
+use engine::{Move, MoveList, NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
 use proofdb::{ProofTree, Question};
 use solver::dfpn::{Dfpn, DfpnConfig};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::question::proved_question;
-use solver::tree::{extract, DfpnThenAb, ExtractError};
+use solver::tree::{extract, Ask, DfpnThenAb, ExtractError, Known, ProofSearch};
 use solver::verify::verify;
 use solver::Leaves;
+use solver::{Res, Status};
 use std::time::Instant;
 
 /// King endings without databases, with the questions df-pn settles
@@ -177,5 +178,66 @@ fn extraction_walks_the_results_that_relied_on_a_repetition() {
                 "{fen} t={t}: extraction searched {extracting} nodes, the search {searched}"
             );
         }
+    });
+}
+
+/// A search whose hints are stale until it is first asked to search: it
+/// hints that every move of the root proves, and claims every position
+/// further down settled against the side that moves there, so that
+/// walking a hint fails; once asked to search, it answers with the df-pn
+/// search underneath.
+struct StaleHints<'a> {
+    inner: Dfpn<'a>,
+    root_children: Vec<Position>,
+    searched: bool,
+}
+
+impl ProofSearch for StaleHints<'_> {
+    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+        if self.searched {
+            self.inner.known(pos, t)
+        } else if self.root_children.contains(pos) {
+            Some(Known::Hint(Status::Failure))
+        } else {
+            Some(Known::Plain(Status::Success))
+        }
+    }
+    fn status(&mut self, q: Ask<'_>) -> Res {
+        self.searched = true;
+        self.inner.status(q)
+    }
+    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+        self.inner.hint(pos, t)
+    }
+}
+
+/// A move whose hint fails when walked from the extraction path is still
+/// searched there: with every hint of the root stale, the extractor
+/// reaches the proof only by searching the root's moves, and the tree it
+/// returns passes the verifier.
+#[test]
+fn a_move_whose_hint_fails_is_searched() {
+    on_big_stack(|| {
+        let (fen, t) = ("W:WK22,K23,K24:BK31,K32", Value::Draw);
+        let (root, inner, q) = settle(fen, t);
+        let q = q.expect("df-pn settles the question");
+        assert_eq!(
+            solver::question::prover_of(q, root.side_to_move()),
+            root.side_to_move(),
+            "{fen}: the root must be the prover's for this test"
+        );
+        let mut list = MoveList::new();
+        root.legal_moves(&mut list);
+        let root_children = list.iter().map(|m| root.play_unchecked(m)).collect();
+        let mut stale = StaleHints {
+            inner,
+            root_children,
+            searched: false,
+        };
+        let leaves = Leaves::new(&NoOracle, &NoResults);
+        let tree = extract(&mut stale, leaves, root, q, 1_000_000, None)
+            .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+        assert!(stale.searched);
+        verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
     });
 }
