@@ -68,3 +68,51 @@ fn a_bad_memory_budget_is_refused_before_anything_is_built() {
     assert!(err.contains("CHECKERS_EGDB_MEMORY"), "{err}");
     assert!(!dir.exists(), "nothing is built");
 }
+
+/// The first SIGINT stops a long solve as if its time ran out: it prints
+/// what the searches settled, keeps the store, and exits non-zero with a
+/// message that says it was interrupted.
+#[test]
+fn an_interrupted_solve_reports_and_exits_non_zero() {
+    let dir = std::env::temp_dir().join(format!("checkers-int-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("store.db");
+    let started = std::time::Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args([
+            "solve",
+            "W:W14,18,21,27,31,32:B5,7,9,11,20,23",
+            "--solver",
+            "dfpn",
+            "--egdb-pieces",
+            "0",
+            "--time",
+            "600",
+            "--json",
+            "--store",
+        ])
+        .arg(&store)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run checkers");
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for checkers");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "exit status {:?}", out.status);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(300),
+        "the solve ran on after the signal"
+    );
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert!(v["result"].is_null(), "{v}");
+    assert!(v["runs"][0]["answer"] == "unknown", "{v}");
+    assert!(store.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -10,6 +10,7 @@ use solver::solve::{solve, Ask, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
 use std::io::BufRead;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// Which question to answer.
@@ -146,6 +147,13 @@ impl StoreOut {
 /// Runs `checkers solve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.store.as_deref().map(StoreOut::open).transpose()?;
+    // The first SIGINT/SIGTERM stops the searches as if their budget ran
+    // out: what was settled by then is reported, written and stored.
+    let stop: &'static AtomicBool = {
+        let flag = crate::interrupt::stop_flag()?;
+        let leaked: &'static std::sync::Arc<AtomicBool> = Box::leak(Box::new(flag));
+        leaked
+    };
     let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
     let results: &dyn proofdb::ResultSource = match &out {
         Some(o) => &o.live,
@@ -173,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
         egdb_pieces: args.egdb_pieces,
-        stop: None,
+        stop: Some(stop),
         retro_positions: args.retro_positions,
     };
     let mut proofs: Vec<StoredProof> = Vec::new();
@@ -183,8 +191,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if !args.json {
             println!("# fen\tresult\tbest\tnodes\tms\tproof\truns");
         }
+        let mut interrupted_at = None;
         for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
             let n = i + 1;
+            if stop.load(Ordering::Relaxed) {
+                interrupted_at = Some(n);
+                break;
+            }
             let line = line.with_context(|| format!("{}: line {n}", batch.display()))?;
             let text = line.trim();
             if text.is_empty() || text.starts_with('#') {
@@ -215,6 +228,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
         write_proofs(&args, &proofs)?;
+        if let Some(n) = interrupted_at {
+            anyhow::bail!(
+                "interrupted: {} not read from line {n} on{}",
+                batch.display(),
+                stored_note(&out)
+            );
+        }
         if let Some(o) = &out {
             o.store.finish_run(&o.run_id)?;
         }
@@ -232,14 +252,35 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         print_report(&rep);
     }
     collect(&rep, &mut proofs);
+    let interrupted = stop.load(Ordering::Relaxed);
     if let Some(o) = &out {
         o.keep(&rep)?;
-        o.store.finish_run(&o.run_id)?;
+        if !interrupted {
+            o.store.finish_run(&o.run_id)?;
+        }
         if rep.outcome.is_some() {
             eprintln!("stored in {}", o.store.path().display());
         }
     }
-    write_proofs(&args, &proofs)
+    write_proofs(&args, &proofs)?;
+    if interrupted {
+        anyhow::bail!(
+            "interrupted: the searches stopped early; the result above is what they settled{}",
+            stored_note(&out)
+        );
+    }
+    Ok(())
+}
+
+/// Where an interrupted run's results are, for its error message.
+fn stored_note(out: &Option<StoreOut>) -> String {
+    match out {
+        Some(o) => format!(
+            " (what was proved is stored in {})",
+            o.store.path().display()
+        ),
+        None => String::new(),
+    }
 }
 
 fn collect(rep: &SolveReport, out: &mut Vec<StoredProof>) {
