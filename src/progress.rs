@@ -28,6 +28,12 @@ impl Bars {
         Bars { multi }
     }
 
+    /// Log lines only, even on a terminal (for a command whose standard
+    /// output shares the terminal while its bars would be drawn).
+    pub fn logging() -> Bars {
+        Bars { multi: None }
+    }
+
     /// A new bar of `len` steps named `name`.
     pub fn bar(&self, name: &str, len: u64) -> Bar {
         let pb = self.multi.as_ref().map(|m| {
@@ -45,6 +51,27 @@ impl Bars {
             pb,
             name: name.to_string(),
             len,
+            state: Mutex::new((0, Instant::now(), String::new())),
+        }
+    }
+
+    /// A line of status without a length: a spinner with the elapsed time
+    /// and a message on a terminal, `name: message` log lines otherwise.
+    pub fn status(&self, name: &str) -> Bar {
+        let pb = self.multi.as_ref().map(|m| {
+            let pb = m.add(ProgressBar::new_spinner());
+            pb.set_style(
+                ProgressStyle::with_template("{prefix:>12} [{elapsed_precise}] {spinner} {msg}")
+                    .expect("valid template"),
+            );
+            pb.set_prefix(name.to_string());
+            pb.enable_steady_tick(Duration::from_millis(250));
+            pb
+        });
+        Bar {
+            pb,
+            name: name.to_string(),
+            len: 0,
             state: Mutex::new((0, Instant::now(), String::new())),
         }
     }
@@ -100,8 +127,25 @@ impl Bar {
             Some(pb) => pb.finish_with_message(msg.to_string()),
             None => {
                 let pos = self.state.lock().map(|s| s.0).unwrap_or(0);
-                eprintln!("{}: {pos}/{} {msg}", self.name, self.len);
+                eprintln!("{}", self.line(pos, msg));
             }
+        }
+    }
+
+    /// Removes the bar from the terminal (no final log line).
+    pub fn clear(&self) {
+        if let Some(pb) = &self.pb {
+            pb.finish_and_clear();
+        }
+    }
+
+    /// The log line of position `pos` with `msg` (no counts on a status
+    /// line, [`Bars::status`]).
+    fn line(&self, pos: u64, msg: &str) -> String {
+        if self.len == 0 {
+            format!("{}: {msg}", self.name)
+        } else {
+            format!("{}: {pos}/{} {msg}", self.name, self.len)
         }
     }
 
@@ -110,7 +154,7 @@ impl Bar {
         f(&mut s);
         if self.pb.is_none() && s.1.elapsed() >= LOG_EVERY {
             s.1 = Instant::now();
-            eprintln!("{}: {}/{} {}", self.name, s.0, self.len, s.2);
+            eprintln!("{}", self.line(s.0, &s.2));
         }
     }
 }

@@ -116,3 +116,31 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
     assert!(store.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A solve that runs past ten seconds reports its work on stderr as it
+/// goes (a log line every 10 s when stderr is not a terminal).
+#[test]
+fn a_long_solve_reports_its_work() {
+    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args([
+            "solve",
+            "W:W14,18,21,27,31,32:B5,7,9,11,20,23",
+            "--solver",
+            "dfpn",
+            "--question",
+            "win",
+            "--egdb-pieces",
+            "0",
+            "--time",
+            "11",
+        ])
+        .output()
+        .expect("run checkers");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("solve: "))
+        .unwrap_or_else(|| panic!("no progress line in {stderr:?}"));
+    assert!(line.contains("M nodes"), "{line}");
+}

@@ -26,7 +26,7 @@ use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, Table};
 use engine::{Move, MoveList, Position, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Infinite proof or disproof number.
@@ -44,6 +44,10 @@ pub struct DfpnConfig {
     /// Set from outside (SIGINT, a run's end) to stop the search as if
     /// its budget ran out.
     pub stop: Option<&'static AtomicBool>,
+    /// Work done is added here as it goes (nodes searched, positions
+    /// enumerated by the retrograde analysis; a thousand or so at a time),
+    /// for a report from another thread.
+    pub progress: Option<&'static AtomicU64>,
     /// Table size (entries) that triggers garbage collection.
     pub table_entries: usize,
     /// The epsilon of the 1+epsilon trick.
@@ -59,6 +63,7 @@ impl Default for DfpnConfig {
             max_nodes: 10_000_000,
             deadline: None,
             stop: None,
+            progress: None,
             table_entries: 8_000_000,
             epsilon: 0.25,
             max_ply: 1000,
@@ -374,8 +379,13 @@ impl<'a> Dfpn<'a> {
         irrev: usize,
     ) -> Pn {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 && self.out_of_budget() {
-            self.aborted = true;
+        if self.nodes & 1023 == 0 {
+            if let Some(p) = self.cfg.progress {
+                p.fetch_add(1024, Ordering::Relaxed);
+            }
+            if self.out_of_budget() {
+                self.aborted = true;
+            }
         }
         if ply >= self.cfg.max_ply {
             return Pn::new(BIG, BIG);

@@ -20,7 +20,7 @@ use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, Table};
 use engine::{Color, Move, MoveList, Position, Value};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Limits of an alpha-beta search.
@@ -33,6 +33,10 @@ pub struct AbConfig {
     /// Set from outside (SIGINT, a run's end) to stop the search as if
     /// its budget ran out.
     pub stop: Option<&'static AtomicBool>,
+    /// Work done is added here as it goes (nodes searched, positions
+    /// enumerated by the retrograde analysis; a thousand or so at a time),
+    /// for a report from another thread.
+    pub progress: Option<&'static AtomicU64>,
     /// Deepest iteration (plies, before extensions).
     pub max_depth: i32,
     /// Table size (entries) that triggers garbage collection.
@@ -47,6 +51,7 @@ impl Default for AbConfig {
             max_nodes: 10_000_000,
             deadline: None,
             stop: None,
+            progress: None,
             max_depth: 240,
             table_entries: 8_000_000,
             etc_depth: 4,
@@ -274,8 +279,13 @@ impl<'a> AlphaBeta<'a> {
             }
         }
         self.nodes += 1;
-        if self.nodes & 1023 == 0 && self.out_of_budget() {
-            self.aborted = true;
+        if self.nodes & 1023 == 0 {
+            if let Some(p) = self.cfg.progress {
+                p.fetch_add(1024, Ordering::Relaxed);
+            }
+            if self.out_of_budget() {
+                self.aborted = true;
+            }
         }
         if self.aborted {
             return Res::UNKNOWN;

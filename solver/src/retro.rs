@@ -44,7 +44,7 @@ use proofdb::{LeafSource, Outcome, ProofEntry, ProofTree, Question};
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 use thiserror::Error;
 
@@ -63,6 +63,9 @@ pub struct RetroConfig {
     pub deadline: Option<Instant>,
     /// Set from outside to give up ([`RetroError::Stopped`]).
     pub stop: Option<&'static AtomicBool>,
+    /// Positions expanded are added here as the graph is built (4,096 at
+    /// a time), for a report from another thread.
+    pub progress: Option<&'static AtomicU64>,
 }
 
 impl Default for RetroConfig {
@@ -72,6 +75,7 @@ impl Default for RetroConfig {
             expand_until: None,
             deadline: None,
             stop: None,
+            progress: None,
         }
     }
 }
@@ -613,6 +617,9 @@ fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Graph,
     let mut i = 0;
     while i < positions.len() {
         if i.is_multiple_of(4096) {
+            if let (Some(p), true) = (cfg.progress, i > 0) {
+                p.fetch_add(4096, Ordering::Relaxed);
+            }
             check_limits(&root, positions.len(), cfg)?;
             if cfg.expand_until.is_some_and(|d| Instant::now() >= d) {
                 expanding = false;

@@ -13,7 +13,7 @@ use crate::verify::{verify, VerifyError, VerifyReport};
 use engine::notation::fen::to_fen;
 use engine::{Move, Position, Value};
 use proofdb::{Outcome, ProofTree, Provenance, Question};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -68,6 +68,9 @@ pub struct SolveOptions {
     /// Set from outside to stop the searches as if the budget ran out
     /// (what was settled before stays settled).
     pub stop: Option<&'static AtomicBool>,
+    /// Work done is added here as it goes (nodes searched, positions the
+    /// retrograde analysis expanded), for a report from another thread.
+    pub progress: Option<&'static AtomicU64>,
     /// Most positions the retrograde analysis may enumerate
     /// ([`SolverKind::Retro`], [`SolverKind::All`]).
     pub retro_positions: usize,
@@ -85,6 +88,7 @@ impl Default for SolveOptions {
             table_entries: 4_000_000,
             egdb_pieces: 0,
             stop: None,
+            progress: None,
             retro_positions: 30_000_000,
         }
     }
@@ -366,6 +370,7 @@ fn retro_part(
         expand_until: until.map(|u| start + u.saturating_duration_since(start) * 3 / 4),
         deadline: until,
         stop: opts.stop,
+        progress: opts.progress,
     };
     let first = if opts.ask == Ask::Draw {
         Value::Draw
@@ -485,6 +490,7 @@ fn search_here(
         max_nodes: opts.max_nodes,
         deadline,
         stop: opts.stop,
+        progress: opts.progress,
         table_entries: opts.table_entries,
         ..AbConfig::default()
     };
@@ -495,6 +501,7 @@ fn search_here(
             max_nodes: opts.max_nodes,
             deadline,
             stop: opts.stop,
+            progress: opts.progress,
             table_entries: opts.table_entries,
             ..DfpnConfig::default()
         },

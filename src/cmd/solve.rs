@@ -8,10 +8,13 @@ use proofdb::{LiveResults, ResultRecord, Store};
 use solver::proofio::{self, StoredProof};
 use solver::solve::{solve, Ask, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::Duration;
+use std::time::Instant;
 
 /// Which question to answer.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -155,6 +158,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         leaked
     };
     let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let work: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
     let results: &dyn proofdb::ResultSource = match &out {
         Some(o) => &o.live,
         None => &NoResults,
@@ -182,8 +186,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         table_entries: args.table_entries,
         egdb_pieces: args.egdb_pieces,
         stop: Some(stop),
+        progress: Some(work),
         retro_positions: args.retro_positions,
     };
+    // A batch prints as it goes: on a shared terminal, log lines only.
+    let report = WorkReport::start(
+        work,
+        args.batch.is_some() && std::io::stdout().is_terminal(),
+    );
     let mut proofs: Vec<StoredProof> = Vec::new();
     if let Some(batch) = &args.batch {
         let file = std::fs::File::open(batch).with_context(|| format!("{}", batch.display()))?;
@@ -245,7 +255,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let fen = args.fen.as_deref().unwrap_or_default();
     let pos = parse_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
-    let rep = solve(pos, leaves, &opts)?;
+    let rep = solve(pos, leaves, &opts);
+    drop(report);
+    let rep = rep?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report_json(&rep))?);
     } else {
@@ -270,6 +282,56 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// A running solve's work on stderr, from another thread, until dropped:
+/// a status line on a terminal, a log line every 10 s otherwise (so a
+/// run shorter than that prints none).
+struct WorkReport {
+    done: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl WorkReport {
+    /// Starts reporting `work` (nodes searched, positions enumerated);
+    /// `plain`: log lines even on a terminal.
+    fn start(work: &'static AtomicU64, plain: bool) -> WorkReport {
+        let done = Arc::new(AtomicBool::new(false));
+        let seen = Arc::clone(&done);
+        let thread = std::thread::spawn(move || {
+            let bars = if plain {
+                crate::progress::Bars::logging()
+            } else {
+                crate::progress::Bars::new()
+            };
+            let line = bars.status("solve");
+            let start = Instant::now();
+            while !seen.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                let n = work.load(Ordering::Relaxed) as f64;
+                let secs = start.elapsed().as_secs_f64().max(1e-3);
+                line.message(&format!(
+                    "{:.1} M nodes, {:.2} M nodes/s",
+                    n / 1e6,
+                    n / secs / 1e6
+                ));
+            }
+            line.clear();
+        });
+        WorkReport {
+            done,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for WorkReport {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
 /// Where an interrupted run's results are, for its error message.
