@@ -24,7 +24,7 @@
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
-use crate::table::{Key, Table};
+use crate::table::{Key, MoveSlot, Table};
 use engine::{Move, MoveList, Position, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -78,11 +78,11 @@ struct Entry {
     phi: u32,
     /// Disproof number for the mover, 0..=INF (0: disproved plainly).
     delta: u32,
-    /// Nodes spent below this entry (the garbage collector keeps the most
-    /// worked entries).
-    work: u64,
+    /// Nodes spent below this entry, saturating (the garbage collector
+    /// keeps the most worked entries).
+    work: u32,
     /// The proving move of a proved node, or the last move searched.
-    best: Option<Move>,
+    best: MoveSlot,
 }
 
 /// A result that held through a repetition of the path it was searched
@@ -253,7 +253,7 @@ impl<'a> Dfpn<'a> {
 
     /// The stored best move of `pos` at threshold `t`.
     pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
-        self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best)
+        self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
     /// How `pos` was settled at threshold `t` by a search in which it
@@ -315,16 +315,18 @@ impl<'a> Dfpn<'a> {
             phi: 1,
             delta: 1,
             work: 0,
-            best: None,
+            best: MoveSlot::NONE,
         });
         if e.phi == 0 || e.delta == 0 {
             return; // settled entries stay settled
         }
         e.phi = pn.phi;
         e.delta = pn.delta;
-        e.work = e.work.saturating_add(work);
+        e.work = e
+            .work
+            .saturating_add(u32::try_from(work).unwrap_or(u32::MAX));
         if best.is_some() {
-            e.best = best;
+            e.best = MoveSlot::new(best);
         }
     }
 
@@ -340,7 +342,7 @@ impl<'a> Dfpn<'a> {
     /// entries first, then the least-worked settled ones.
     fn collect_garbage(&mut self) {
         let target = self.cfg.table_entries / 2;
-        let mut works: Vec<u64> = self
+        let mut works: Vec<u32> = self
             .tt
             .values()
             .filter(|e| e.phi != 0 && e.delta != 0)
@@ -356,7 +358,7 @@ impl<'a> Dfpn<'a> {
             }
         }
         if self.tt.len() > target {
-            let mut works: Vec<u64> = self.tt.values().map(|e| e.work).collect();
+            let mut works: Vec<u32> = self.tt.values().map(|e| e.work).collect();
             let excess = self.tt.len() - target;
             let (_, cut, _) = works.select_nth_unstable(excess - 1);
             let cut = *cut;
@@ -571,5 +573,18 @@ impl<'a> Dfpn<'a> {
             Pn::new(phi, delta)
         };
         (pn, c1, delta2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table bucket (key and entry) takes 40 bytes: the table's memory
+    /// per position, before the map's own overhead (56 with a 64-bit work
+    /// count and an `Option<Move>`).
+    #[test]
+    fn a_table_entry_is_compact() {
+        assert_eq!(std::mem::size_of::<(Key, Entry)>(), 40);
     }
 }

@@ -18,7 +18,7 @@
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
-use crate::table::{Key, Table};
+use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position, Value};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -79,7 +79,7 @@ struct Entry {
     /// What is known.
     kind: Kind,
     /// The move that proved, refuted, or was searched first last time.
-    best: Option<Move>,
+    best: MoveSlot,
 }
 
 /// The result of one [`AlphaBeta::prove`] call.
@@ -167,7 +167,7 @@ impl<'a> AlphaBeta<'a> {
 
     /// The stored best move of `pos` at threshold `t`.
     pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
-        self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best)
+        self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
     /// Does the mover of `root` reach threshold `t`? `prover` is the side
@@ -248,11 +248,17 @@ impl<'a> AlphaBeta<'a> {
                 }
                 e.kind = kind;
                 if best.is_some() {
-                    e.best = best;
+                    e.best = MoveSlot::new(best);
                 }
             }
             None => {
-                self.tt.insert(key, Entry { kind, best });
+                self.tt.insert(
+                    key,
+                    Entry {
+                        kind,
+                        best: MoveSlot::new(best),
+                    },
+                );
             }
         }
     }
@@ -314,7 +320,7 @@ impl<'a> AlphaBeta<'a> {
                 }
                 _ => {}
             }
-            tt_move = e.best;
+            tt_move = e.best.get();
         }
         let forcing = self.lists[ply].as_slice()[0].is_capture();
         if depth <= 0 && !forcing {

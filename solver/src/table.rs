@@ -1,7 +1,7 @@
 //! A hash map keyed by the full position (12 bytes of bitboards plus the
 //! side to move) and the node threshold, never by a hash alone.
 
-use engine::{Position, Value};
+use engine::{Move, Position, Square, Value};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -22,6 +22,37 @@ impl Key {
             pos,
             win: t == Value::Win,
         }
+    }
+}
+
+/// A move or none in the 8 bytes of a move (an `Option<Move>` takes 12,
+/// a third of a table entry's own size): none is a quiet move from a
+/// square to itself, which no move is (a king's capture may end where it
+/// started, a quiet move never does).
+#[derive(Clone, Copy, Debug)]
+pub struct MoveSlot(Move);
+
+/// The square of [`MoveSlot::NONE`].
+const NONE_SQUARE: Square = match Square::from_index(0) {
+    Some(s) => s,
+    None => panic!("square 0 exists"),
+};
+
+impl MoveSlot {
+    /// No move.
+    pub const NONE: MoveSlot = MoveSlot(Move::new(NONE_SQUARE, NONE_SQUARE, 0));
+
+    /// The slot holding `m`.
+    #[inline]
+    pub fn new(m: Option<Move>) -> MoveSlot {
+        m.map_or(MoveSlot::NONE, MoveSlot)
+    }
+
+    /// The move held, if any.
+    #[inline]
+    pub fn get(self) -> Option<Move> {
+        let m = self.0;
+        (m.is_capture() || m.from() != m.to()).then_some(m)
     }
 }
 
@@ -63,3 +94,36 @@ impl Hasher for MixHasher {
 
 /// A map keyed by [`Key`].
 pub type Table<V> = HashMap<Key, V, BuildHasherDefault<MixHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::MoveList;
+
+    #[test]
+    fn a_move_slot_holds_every_move_and_none() {
+        assert_eq!(MoveSlot::NONE.get(), None);
+        assert_eq!(MoveSlot::new(None).get(), None);
+        assert_eq!(std::mem::size_of::<MoveSlot>(), std::mem::size_of::<Move>());
+        // Every move of a few positions, and a king's capture that ends on
+        // its own square (four pieces taken around a loop).
+        let mut moves: Vec<Move> = Vec::new();
+        let mut pos = Position::initial();
+        for _ in 0..20 {
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            let Some(&m) = list.iter().next() else { break };
+            moves.extend(list.iter().copied());
+            pos = pos.play_unchecked(&m);
+        }
+        let s = Square::from_number(14).unwrap();
+        moves.push(Move::new(
+            s,
+            s,
+            (1 << 9) | (1 << 10) | (1 << 17) | (1 << 18),
+        ));
+        for m in moves {
+            assert_eq!(MoveSlot::new(Some(m)).get(), Some(m), "{m:?}");
+        }
+    }
+}
