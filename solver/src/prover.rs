@@ -442,3 +442,15 @@ fn order_moves(
         *slot = m;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table bucket (key and entry) takes 36 bytes (40 with an
+    /// `Option<Move>`).
+    #[test]
+    fn a_table_entry_is_compact() {
+        assert_eq!(std::mem::size_of::<(Key, Entry)>(), 36);
+    }
+}
