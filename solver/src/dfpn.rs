@@ -44,9 +44,8 @@ pub struct DfpnConfig {
     /// Set from outside (SIGINT, a run's end) to stop the search as if
     /// its budget ran out.
     pub stop: Option<&'static AtomicBool>,
-    /// Work done is added here as it goes (nodes searched, positions
-    /// enumerated by the retrograde analysis; a thousand or so at a time),
-    /// for a report from another thread.
+    /// Nodes searched are added here as the search goes (1,024 at a
+    /// time), for a report from another thread.
     pub progress: Option<&'static AtomicU64>,
     /// Table size (entries) that triggers garbage collection.
     pub table_entries: usize,

@@ -617,7 +617,7 @@ fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Graph,
     let mut i = 0;
     while i < positions.len() {
         if i.is_multiple_of(4096) {
-            if let (Some(p), true) = (cfg.progress, i > 0) {
+            if let Some(p) = cfg.progress.filter(|_| i > 0) {
                 p.fetch_add(4096, Ordering::Relaxed);
             }
             check_limits(&root, positions.len(), cfg)?;

@@ -25,10 +25,9 @@ impl Key {
     }
 }
 
-/// A move or none in the 8 bytes of a move (an `Option<Move>` takes 12,
-/// a third of a table entry's own size): none is a quiet move from a
-/// square to itself, which no move is (a king's capture may end where it
-/// started, a quiet move never does).
+/// A move or none in the 8 bytes of a move (an `Option<Move>` takes 12):
+/// none is a quiet move from a square to itself, which no move is (a
+/// king's capture may end where it started, a quiet move never does).
 #[derive(Clone, Copy, Debug)]
 pub struct MoveSlot(Move);
 

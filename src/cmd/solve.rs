@@ -201,11 +201,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         if !args.json {
             println!("# fen\tresult\tbest\tnodes\tms\tproof\truns");
         }
-        let mut interrupted_at = None;
+        // The line being solved when a signal came (0: none yet).
+        let mut current = 0;
         for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
             let n = i + 1;
             if stop.load(Ordering::Relaxed) {
-                interrupted_at = Some(n);
                 break;
             }
             let line = line.with_context(|| format!("{}: line {n}", batch.display()))?;
@@ -214,6 +214,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 continue;
             }
             let fen = text.split('\t').next().unwrap_or("").trim();
+            current = n;
             let result = parse_fen(fen)
                 .map_err(anyhow::Error::from)
                 .and_then(|p| solve(p, leaves, &opts).map_err(anyhow::Error::from));
@@ -238,9 +239,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
         }
         write_proofs(&args, &proofs)?;
-        if let Some(n) = interrupted_at {
+        if stop.load(Ordering::Relaxed) {
             anyhow::bail!(
-                "interrupted: {} not read from line {n} on{}",
+                "interrupted during line {current} of {}: its result is what the searches \
+                 settled by then, and the lines after it were not read{}",
                 batch.display(),
                 stored_note(&out)
             );
