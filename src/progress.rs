@@ -36,14 +36,36 @@ impl Bars {
 
     /// A new bar of `len` steps named `name`.
     pub fn bar(&self, name: &str, len: u64) -> Bar {
+        self.add(
+            name,
+            Some(len),
+            "{prefix:>12} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
+        )
+    }
+
+    /// A line of status without a length: a spinner with the elapsed time
+    /// and a message on a terminal, `name: message` log lines otherwise.
+    pub fn status(&self, name: &str) -> Bar {
+        let line = self.add(
+            name,
+            None,
+            "{prefix:>12} [{elapsed_precise}] {spinner} {msg}",
+        );
+        if let Some(pb) = &line.pb {
+            pb.enable_steady_tick(Duration::from_millis(250));
+        }
+        line
+    }
+
+    /// A bar of `len` steps (`None`: a status line, a spinner) drawn
+    /// with `template`.
+    fn add(&self, name: &str, len: Option<u64>, template: &str) -> Bar {
         let pb = self.multi.as_ref().map(|m| {
-            let pb = m.add(ProgressBar::new(len));
-            pb.set_style(
-                ProgressStyle::with_template(
-                    "{prefix:>12} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}",
-                )
-                .expect("valid template"),
-            );
+            let pb = m.add(match len {
+                Some(n) => ProgressBar::new(n),
+                None => ProgressBar::new_spinner(),
+            });
+            pb.set_style(ProgressStyle::with_template(template).expect("valid template"));
             pb.set_prefix(name.to_string());
             pb
         });
@@ -51,27 +73,6 @@ impl Bars {
             pb,
             name: name.to_string(),
             len,
-            state: Mutex::new((0, Instant::now(), String::new())),
-        }
-    }
-
-    /// A line of status without a length: a spinner with the elapsed time
-    /// and a message on a terminal, `name: message` log lines otherwise.
-    pub fn status(&self, name: &str) -> Bar {
-        let pb = self.multi.as_ref().map(|m| {
-            let pb = m.add(ProgressBar::new_spinner());
-            pb.set_style(
-                ProgressStyle::with_template("{prefix:>12} [{elapsed_precise}] {spinner} {msg}")
-                    .expect("valid template"),
-            );
-            pb.set_prefix(name.to_string());
-            pb.enable_steady_tick(Duration::from_millis(250));
-            pb
-        });
-        Bar {
-            pb,
-            name: name.to_string(),
-            len: 0,
             state: Mutex::new((0, Instant::now(), String::new())),
         }
     }
@@ -91,7 +92,8 @@ impl Bars {
 pub struct Bar {
     pb: Option<ProgressBar>,
     name: String,
-    len: u64,
+    /// Steps; `None` for a status line ([`Bars::status`]).
+    len: Option<u64>,
     /// Position, time of the last log line, message.
     state: Mutex<(u64, Instant, String)>,
 }
@@ -142,10 +144,9 @@ impl Bar {
     /// The log line of position `pos` with `msg` (no counts on a status
     /// line, [`Bars::status`]).
     fn line(&self, pos: u64, msg: &str) -> String {
-        if self.len == 0 {
-            format!("{}: {msg}", self.name)
-        } else {
-            format!("{}: {pos}/{} {msg}", self.name, self.len)
+        match self.len {
+            Some(len) => format!("{}: {pos}/{len} {msg}", self.name),
+            None => format!("{}: {msg}", self.name),
         }
     }
 

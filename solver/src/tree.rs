@@ -6,8 +6,9 @@
 //! results). A position the search's table does not settle plainly is
 //! followed where df-pn settled it through a repetition of its own path
 //! ([`crate::dfpn::Dfpn::looped`]), and searched again in the context of
-//! the extraction path where it holds nothing or that walk fails. Either way the extractor closes a loop only on a
-//! position of the path being extracted, and only in a draw proof (where
+//! the extraction path where the search holds nothing or that walk
+//! fails. Either way the extractor closes a loop only on a position of
+//! the path being extracted, and only in a draw proof (where
 //! a closed loop is a draw), so a hint that does not hold here fails and
 //! is rolled back; a win proof comes out acyclic. Nodes are added after
 //! their subtree is complete; a failed branch is rolled back.

@@ -235,11 +235,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         ballot: seconds("--budget", args.budget)?,
         position: seconds("--position-budget", args.position_budget)?,
     };
-    let stop: &'static AtomicBool = {
-        let flag = crate::interrupt::stop_flag()?;
-        let leaked: &'static std::sync::Arc<AtomicBool> = Box::leak(Box::new(flag));
-        leaked
-    };
+    let stop = crate::interrupt::static_stop_flag()?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let chosen = choose(&deck, &args)?;
     let path = args.store.path();

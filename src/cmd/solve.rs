@@ -152,11 +152,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.store.as_deref().map(StoreOut::open).transpose()?;
     // The first SIGINT/SIGTERM stops the searches as if their budget ran
     // out: what was settled by then is reported, written and stored.
-    let stop: &'static AtomicBool = {
-        let flag = crate::interrupt::stop_flag()?;
-        let leaked: &'static std::sync::Arc<AtomicBool> = Box::leak(Box::new(flag));
-        leaked
-    };
+    let stop = crate::interrupt::static_stop_flag()?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
     let work: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
     let results: &dyn proofdb::ResultSource = match &out {
