@@ -72,18 +72,14 @@ fn a_bad_memory_budget_is_refused_before_anything_is_built() {
 /// `checkers solve --store STORE --json` of a small king ending (a win
 /// settled in a few thousand nodes), as JSON.
 fn solve_small_into(store: &std::path::Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args(["solve", "W:WK22,K23,K24:BK31,K32", "--solver", "dfpn"])
-        .args(["--egdb-pieces", "0", "--json", "--store"])
-        .arg(store)
-        .output()
-        .expect("run checkers");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    let store = store.to_str().expect("a UTF-8 temporary path");
+    solve_json(&[
+        "W:WK22,K23,K24:BK31,K32",
+        "--solver",
+        "dfpn",
+        "--store",
+        store,
+    ])
 }
 
 /// The first SIGINT stops a long solve as if its time ran out: it prints
