@@ -3,15 +3,18 @@
 
 use proofdb::{JobStatus, Outcome, Store};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tempfile::TempDir;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("checkers-run-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh empty folder under the system temp dir, removed when the
+/// returned `TempDir` is dropped.
+fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("checkers-run-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn command(dir: &Path, args: &[&str]) -> Command {
@@ -73,13 +76,14 @@ fn keeps_all(
 
 #[test]
 fn ballot_run_proves_resumes_and_survives_sigkill() {
-    let dir = temp_dir("walk");
+    let tmp = temp_dir("walk");
+    let dir = tmp.path();
     let store_path = dir.join("s.sqlite");
 
     // A first run: the database is built, the main line made and stored,
     // and the walk proves the end of the line.
     let out = run(
-        &dir,
+        dir,
         &["--ballot", "5", "--budget", "6", "--position-budget", "3"],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -114,7 +118,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
 
     // Again with the same budgets: the same line, proved plies untouched.
     let out = run(
-        &dir,
+        dir,
         &["--ballot", "5", "--budget", "6", "--position-budget", "3"],
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -133,7 +137,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     // committed is lost and the file passes SQLite's integrity check.
     let before = results(&store_path);
     let mut child = command(
-        &dir,
+        dir,
         &[
             "--ballot",
             "1",
@@ -162,7 +166,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     let killed = results(&store_path);
     keeps_all(&before, &killed);
     let out = run(
-        &dir,
+        dir,
         &[
             "--ballot",
             "1",
@@ -175,20 +179,20 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     keeps_all(&killed, &results(&store_path));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn bad_arguments_are_refused_with_a_reason() {
-    let dir = temp_dir("bad");
-    let out = run(&dir, &["--ballot", "999"]);
+    let tmp = temp_dir("bad");
+    let dir = tmp.path();
+    let out = run(dir, &["--ballot", "999"]);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("no ballot 999"),
         "{}",
         text(&out.stderr)
     );
-    let out = run(&dir, &["--budget", "0"]);
+    let out = run(dir, &["--budget", "0"]);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("--budget"),
@@ -196,12 +200,11 @@ fn bad_arguments_are_refused_with_a_reason() {
         text(&out.stderr)
     );
     std::fs::write(dir.join("s.sqlite"), b"not a store at all, just text").unwrap();
-    let out = run(&dir, &["--ballot", "1"]);
+    let out = run(dir, &["--ballot", "1"]);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("s.sqlite"),
         "{}",
         text(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -56,7 +56,12 @@ fn a_retro_cap_leaves_the_rest_to_the_searches() {
 
 #[test]
 fn a_bad_memory_budget_is_refused_before_anything_is_built() {
-    let dir = std::env::temp_dir().join(format!("checkers-budget-{}", std::process::id()));
+    // A folder that does not exist, in one that is removed at the end.
+    let tmp = tempfile::Builder::new()
+        .prefix("checkers-budget-")
+        .tempdir()
+        .unwrap();
+    let dir = tmp.path().join("egdb");
     let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
         .args(["solve", "W:WK1,K3:BK32", "--egdb-pieces", "3"])
         .env("CHECKERS_EGDB", &dir)
@@ -87,9 +92,11 @@ fn solve_small_into(store: &std::path::Path) -> serde_json::Value {
 /// it was interrupted; what the store held before is still there.
 #[test]
 fn an_interrupted_solve_reports_and_exits_non_zero() {
-    let dir = std::env::temp_dir().join(format!("checkers-int-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let store = dir.join("store.db");
+    let dir = tempfile::Builder::new()
+        .prefix("checkers-int-")
+        .tempdir()
+        .unwrap();
+    let store = dir.path().join("store.db");
     let before = solve_small_into(&store);
     assert_eq!(before["result"], "win");
     assert!(before["nodes"].as_u64().unwrap() > 1, "{before}");
@@ -135,7 +142,6 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
     let after = solve_small_into(&store);
     assert_eq!(after["result"], "win");
     assert_eq!(after["nodes"], 1, "{after}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A solve that runs past ten seconds reports its work on stderr as it

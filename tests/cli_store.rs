@@ -2,8 +2,9 @@
 
 use engine::{Color, Position, Value};
 use proofdb::{LinePly, Origin, Outcome, Provenance, Store};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+use tempfile::TempDir;
 
 fn checkers(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_checkers"))
@@ -19,11 +20,13 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("checkers-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh empty folder under the system temp dir, removed when the
+/// returned `TempDir` is dropped.
+fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("checkers-cli-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn pos(n: u32) -> Position {
@@ -42,7 +45,8 @@ fn prov(s: &str) -> Provenance {
 
 #[test]
 fn merge_stats_export() {
-    let dir = temp_dir("merge");
+    let tmp = temp_dir("merge");
+    let dir = tmp.path();
     {
         let a = Store::open(dir.join("a.sqlite")).unwrap();
         let b = Store::open(dir.join("b.sqlite")).unwrap();
@@ -56,7 +60,7 @@ fn merge_stats_export() {
         b.put(&pos(3), Outcome::Exact(Value::Loss), &prov("dfpn"))
             .unwrap();
     }
-    let out = checkers(&["db", "merge", "a.sqlite", "b.sqlite"], &dir);
+    let out = checkers(&["db", "merge", "a.sqlite", "b.sqlite"], dir);
     let so = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{so}\n{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("1 contradicting result(s) refused"));
@@ -73,17 +77,17 @@ fn merge_stats_export() {
         "{so}"
     );
     // The default store is ./proofs.sqlite.
-    let out = checkers(&["db", "stats", "--json"], &dir);
+    let out = checkers(&["db", "stats", "--json"], dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["results"], 15);
     assert_eq!(v["by_outcome"]["win"], 10);
     assert_eq!(v["by_outcome"][">=draw"], 5);
     assert_eq!(v["by_solver"]["ab+dfpn"], 5);
-    let out = checkers(&["db", "stats"], &dir);
+    let out = checkers(&["db", "stats"], dir);
     assert!(text(&out.stdout).contains("results      15"));
 
-    let out = checkers(&["db", "export", "--format", "jsonl"], &dir);
+    let out = checkers(&["db", "export", "--format", "jsonl"], dir);
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> = text(&out.stdout)
         .lines()
@@ -97,7 +101,7 @@ fn merge_stats_export() {
     }
     let out = checkers(
         &["db", "export", "--format", "pdn", "--out", "all.pdn"],
-        &dir,
+        dir,
     );
     assert!(out.status.success());
     let pdn = std::fs::read_to_string(dir.join("all.pdn")).unwrap();
@@ -107,43 +111,43 @@ fn merge_stats_export() {
     // Merging again: nothing new, the contradiction is still refused.
     let out = checkers(
         &["db", "merge", "b.sqlite", "--store", "proofs.sqlite"],
-        &dir,
+        dir,
     );
     assert!(text(&out.stdout).contains("0 new, 0 tightened, 10 unchanged, 1 refused"));
-    let out = checkers(&["db", "check"], &dir);
+    let out = checkers(&["db", "check"], dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn bad_store_files_are_refused_by_name() {
-    let dir = temp_dir("bad");
+    let tmp = temp_dir("bad");
+    let dir = tmp.path();
     std::fs::write(dir.join("junk.sqlite"), "x".repeat(4096)).unwrap();
-    let out = checkers(&["db", "stats", "--store", "junk.sqlite"], &dir);
+    let out = checkers(&["db", "stats", "--store", "junk.sqlite"], dir);
     assert_eq!(out.status.code(), Some(1));
     let e = text(&out.stderr);
     assert!(
         e.starts_with("checkers: junk.sqlite: not a proof store"),
         "{e}"
     );
-    let out = checkers(&["db", "merge", "junk.sqlite", "--store", "m.sqlite"], &dir);
+    let out = checkers(&["db", "merge", "junk.sqlite", "--store", "m.sqlite"], dir);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("junk.sqlite: not a proof store"));
-    let out = checkers(&["ballots", "status"], &dir);
+    let out = checkers(&["ballots", "status"], dir);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("no proof store at proofs.sqlite"));
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]
 fn ballots_list_status_report() {
-    let dir = temp_dir("ballots");
-    let out = checkers(&["ballots", "list", "--deck", "156", "--json"], &dir);
+    let tmp = temp_dir("ballots");
+    let dir = tmp.path();
+    let out = checkers(&["ballots", "list", "--deck", "156", "--json"], dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout).lines().count(), 156);
-    let out = checkers(&["ballots", "list", "--deck", "barred"], &dir);
+    let out = checkers(&["ballots", "list", "--deck", "barred"], dir);
     assert!(text(&out.stdout).contains("# 18 ballots (deck barred)"));
-    let out = checkers(&["ballots", "list", "--deck", "12"], &dir);
+    let out = checkers(&["ballots", "list", "--deck", "12"], dir);
     assert_eq!(out.status.code(), Some(2));
 
     // Ballot 1's main line to ply 5, ply 4 proved.
@@ -177,7 +181,7 @@ fn ballots_list_status_report() {
         &[
             "ballots", "status", "--deck", "144", "--store", "s.sqlite", "--json",
         ],
-        &dir,
+        dir,
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -186,7 +190,7 @@ fn ballots_list_status_report() {
     assert_eq!(v["ballots"][0]["frontier_pieces"], 24);
     let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
         .args(["ballots", "report", "--out", "rep"])
-        .current_dir(&dir)
+        .current_dir(dir)
         .env("CHECKERS_STORE", "s.sqlite")
         .output()
         .unwrap();
@@ -199,5 +203,4 @@ fn ballots_list_status_report() {
         md.contains("| 1 | 9-13 21-17 5-9 |  | 5 | 4 | 24 | draw (Black) |"),
         "{md}"
     );
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -215,10 +215,11 @@ mod tests {
 
     #[test]
     fn stored_line_round_trips_and_is_reused() {
-        let dir = std::env::temp_dir().join(format!("plan-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("s.sqlite");
-        let _ = std::fs::remove_file(&path);
+        let dir = tempfile::Builder::new()
+            .prefix("plan-test-")
+            .tempdir()
+            .unwrap();
+        let path = dir.path().join("s.sqlite");
         let store = Store::open(&path).unwrap();
         let deck = Deck::builtin();
         let ballot = deck.get(7).expect("ballot 7");
@@ -247,6 +248,5 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(stored_line(&store, ballot.number).unwrap(), Some(a));
         drop(store);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

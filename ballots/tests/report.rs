@@ -5,11 +5,14 @@ use ballots::report::*;
 use engine::{Position, Value};
 use proofdb::*;
 
-fn temp_store(name: &str) -> (std::path::PathBuf, Store) {
-    let dir = std::env::temp_dir().join(format!("ballots-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let s = Store::open(dir.join("s.sqlite")).unwrap();
+/// A new store in a fresh folder under the system temp dir, removed when
+/// the returned `TempDir` is dropped.
+fn temp_store(name: &str) -> (tempfile::TempDir, Store) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("ballots-{name}-"))
+        .tempdir()
+        .unwrap();
+    let s = Store::open(dir.path().join("s.sqlite")).unwrap();
     (dir, s)
 }
 
@@ -159,10 +162,9 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
         text.contains("4 ballots: 3 with a main line, 2 with a frontier"),
         "{text}"
     );
-    let files = write_report(&dir.join("out"), &rows).unwrap();
+    let files = write_report(&dir.path().join("out"), &rows).unwrap();
     assert_eq!(files.len(), 3);
     let back: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
     assert_eq!(back, json);
-    let _ = std::fs::remove_dir_all(dir);
 }

@@ -11,27 +11,38 @@ use engine::{Color, MoveList, Oracle, Position, Value};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+use tempfile::TempDir;
 
 const PIECES: u32 = 4;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("checkers-egdb-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh empty folder under the system temp dir, removed when the
+/// returned `TempDir` is dropped.
+fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("checkers-egdb-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
+/// The database built to `PIECES` once per process, shared by the tests.
+/// A static is never dropped, so its folder is under Cargo's scratch
+/// folder for integration tests (target/tmp, removed by `cargo clean`)
+/// rather than the system temp dir.
 fn db() -> &'static Egdb {
-    static DB: OnceLock<Egdb> = OnceLock::new();
-    DB.get_or_init(|| {
-        let dir = temp_dir("built");
-        let db = ensure(&dir, PIECES, &NoProgress).expect("build");
+    static DB: OnceLock<(TempDir, Egdb)> = OnceLock::new();
+    &DB.get_or_init(|| {
+        let dir = tempfile::Builder::new()
+            .prefix("checkers-egdb-built-")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        let db = ensure(dir.path(), PIECES, &NoProgress).expect("build");
         assert_eq!(db.max_pieces(), PIECES);
         // Reopening from the files gives the same database.
-        let again = Egdb::open(&dir).expect("reopen");
+        let again = Egdb::open(dir.path()).expect("reopen");
         assert_eq!(again.max_pieces(), PIECES);
-        again
+        (dir, again)
     })
+    .1
 }
 
 /// Checks every position of known-positions.tsv with at most `max`
@@ -78,13 +89,12 @@ fn known_positions_get_their_values() {
 #[ignore]
 fn five_pieces_known_values_and_consistency() {
     let dir = temp_dir("five");
-    let db = ensure(&dir, 5, &NoProgress).expect("build");
+    let db = ensure(dir.path(), 5, &NoProgress).expect("build");
     assert!(check_known(&db, 5) >= 12);
     for f in db.slices() {
         let r = verify_slice(&db, f, &|_| {}).unwrap();
         assert_eq!(r.inconsistent, 0, "{:?}", r.examples);
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Known values of up to 6 pieces, in $CHECKERS_EGDB (built there first
@@ -240,16 +250,22 @@ fn every_stored_value_is_consistent_with_its_successors() {
     assert!(checked > 1_000_000);
 }
 
-fn damaged(name: &str, f: impl FnOnce(&mut Vec<u8>)) -> (PathBuf, Result<Egdb, EgdbError>) {
+/// One slice file of the built database, damaged by `f`, alone in a
+/// temporary folder (kept while the returned `TempDir` lives): its path
+/// and what opening the folder gives.
+fn damaged(
+    name: &str,
+    f: impl FnOnce(&mut Vec<u8>),
+) -> (TempDir, PathBuf, Result<Egdb, EgdbError>) {
     let src = db();
     let s = SliceKey::parse("1m1k@3-0m1k").unwrap();
     let dir = temp_dir(name);
     let mut bytes = std::fs::read(src.dir().join(s.file_name())).unwrap();
     f(&mut bytes);
-    let path = dir.join(s.file_name());
+    let path = dir.path().join(s.file_name());
     std::fs::write(&path, &bytes).unwrap();
-    let r = Egdb::open(&dir);
-    (path, r)
+    let r = Egdb::open(dir.path());
+    (dir, path, r)
 }
 
 #[test]
@@ -277,7 +293,7 @@ fn damaged_files_are_refused_with_the_file_named() {
         ("empty", Box::new(|b: &mut Vec<u8>| b.clear())),
     ];
     for (name, f) in cases {
-        let (path, r) = damaged(name, f);
+        let (_dir, path, r) = damaged(name, f);
         let e = r.err().unwrap_or_else(|| panic!("{name}: accepted"));
         let msg = e.to_string();
         assert!(msg.contains(&path.display().to_string()), "{name}: {msg}");
@@ -289,7 +305,8 @@ fn damaged_files_are_refused_with_the_file_named() {
     }
     // A file holding another slice under this slice's name.
     let src = db();
-    let dir = temp_dir("foreign-slice");
+    let tmp = temp_dir("foreign-slice");
+    let dir = tmp.path();
     let a = SliceKey::parse("1m1k@3-0m1k").unwrap();
     let b = SliceKey::parse("0m2k-0m1k").unwrap();
     std::fs::copy(src.dir().join(b.file_name()), dir.join(a.file_name())).unwrap();
@@ -308,7 +325,8 @@ fn positions_beyond_the_built_pieces_are_not_answered() {
 #[test]
 fn a_build_sets_older_format_files_aside_and_rebuilds_them() {
     let src = db();
-    let dir = temp_dir("old-version");
+    let tmp = temp_dir("old-version");
+    let dir = tmp.path();
     for s in all_slices(3) {
         std::fs::copy(src.dir().join(s.file_name()), dir.join(s.file_name())).unwrap();
     }
@@ -318,10 +336,10 @@ fn a_build_sets_older_format_files_aside_and_rebuilds_them() {
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
     std::fs::write(&path, &bytes).unwrap();
     // Opened as it is, the file is refused with its version...
-    let e = Egdb::open(&dir).err().expect("old version refused");
+    let e = Egdb::open(dir).err().expect("old version refused");
     assert!(matches!(e, EgdbError::WrongVersion { found: 1, .. }), "{e}");
     // ... and a build keeps it under another name and replaces it.
-    let db = ensure(&dir, 3, &NoProgress).expect("rebuild");
+    let db = ensure(dir, 3, &NoProgress).expect("rebuild");
     assert_eq!(db.max_pieces(), 3);
     assert!(dir.join(format!("{}.v1", old.file_name())).exists());
     assert_eq!(
@@ -341,20 +359,19 @@ fn a_slice_builds_from_exactly_the_slices_it_reads() {
     let four: Vec<SliceKey> = engine::egdb::slice::slices_with(PIECES);
     let mut with_reads = 0;
     for s in &four {
-        let dir = temp_dir("reads");
+        let tmp = temp_dir("reads");
+        let dir = tmp.path();
         for d in fewer.iter().chain(four.iter().filter(|d| s.reads(d))) {
             assert!(s.depends_on(d), "{s} reads {d} but is not after it");
             std::fs::hard_link(src.dir().join(d.file_name()), dir.join(d.file_name())).unwrap();
         }
         with_reads += four.iter().any(|d| s.reads(d)) as usize;
-        engine::egdb::build::build_one(&dir, *s, &NoProgress)
-            .unwrap_or_else(|e| panic!("{s}: {e}"));
+        engine::egdb::build::build_one(dir, *s, &NoProgress).unwrap_or_else(|e| panic!("{s}: {e}"));
         assert_eq!(
             std::fs::read(dir.join(s.file_name())).unwrap(),
             std::fs::read(src.dir().join(s.file_name())).unwrap(),
             "{s}"
         );
-        let _ = std::fs::remove_dir_all(&dir);
     }
     assert!(
         with_reads > 100,
@@ -378,7 +395,7 @@ fn files_read_into_memory_answer_as_the_mapped_ones() {
     }
     assert!(wins > 0);
     // A damaged file is refused from memory too.
-    let (path, r) = damaged("in-memory", |b| b[200] ^= 0x10);
+    let (_dir, path, r) = damaged("in-memory", |b| b[200] ^= 0x10);
     assert!(r.is_err());
     let e = Egdb::open_in_memory(path.parent().unwrap())
         .err()

@@ -25,7 +25,8 @@ fn names_file(e: &StoreError, path: &Path) {
 
 #[test]
 fn non_sqlite_file_is_refused() {
-    let dir = temp_dir("bad");
+    let tmp = temp_dir("bad");
+    let dir = tmp.path();
     let p = dir.join("notes.txt");
     std::fs::write(
         &p,
@@ -45,14 +46,15 @@ fn non_sqlite_file_is_refused() {
         StoreError::NotSqlite { .. }
     ));
     assert!(matches!(
-        Store::open(&dir).unwrap_err(),
+        Store::open(dir).unwrap_err(),
         StoreError::NotSqlite { .. }
     ));
 }
 
 #[test]
 fn foreign_sqlite_file_is_refused() {
-    let dir = temp_dir("foreign");
+    let tmp = temp_dir("foreign");
+    let dir = tmp.path();
     let p = dir.join("other.sqlite");
     {
         let c = rusqlite::Connection::open(&p).unwrap();
@@ -76,7 +78,8 @@ fn foreign_sqlite_file_is_refused() {
 
 #[test]
 fn truncated_file_is_refused() {
-    let dir = temp_dir("trunc");
+    let tmp = temp_dir("trunc");
+    let dir = tmp.path();
     let p = dir.join("s.sqlite");
     filled(&p, 3000);
     let len = std::fs::metadata(&p).unwrap().len();
@@ -99,7 +102,8 @@ fn truncated_file_is_refused() {
 
 #[test]
 fn corrupt_pages_are_found() {
-    let dir = temp_dir("corrupt");
+    let tmp = temp_dir("corrupt");
+    let dir = tmp.path();
     let p = dir.join("s.sqlite");
     filled(&p, 3000);
     let mut bytes = std::fs::read(&p).unwrap();
@@ -136,7 +140,8 @@ fn corrupt_pages_are_found() {
 
 #[test]
 fn newer_schema_and_missing_files_are_refused() {
-    let dir = temp_dir("newer");
+    let tmp = temp_dir("newer");
+    let dir = tmp.path();
     let p = dir.join("s.sqlite");
     filled(&p, 1);
     {

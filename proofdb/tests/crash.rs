@@ -52,7 +52,8 @@ fn child_writer() {
 }
 
 fn run_once(round: u32) {
-    let dir = common::temp_dir("crash");
+    let tmp = common::temp_dir("crash");
+    let dir = tmp.path();
     let path = dir.join("s.sqlite");
     let exe = std::env::current_exe().unwrap();
     let mut child = Command::new(exe)
@@ -121,7 +122,6 @@ fn run_once(round: u32) {
         "round {round}: killed after {} committed batches, {total} results on reopen",
         committed.len()
     );
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

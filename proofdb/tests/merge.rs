@@ -19,7 +19,8 @@ fn prov(solver: &str) -> Provenance {
 
 #[test]
 fn merge_intersects_refuses_contradictions_and_loses_nothing() {
-    let dir = temp_dir("merge");
+    let tmp = temp_dir("merge");
+    let dir = tmp.path();
     let a = Store::open(dir.join("a.sqlite")).unwrap();
     let b = Store::open(dir.join("b.sqlite")).unwrap();
     // 0..300 only in a; 200..500 in both (200..300) or only b.

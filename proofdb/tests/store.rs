@@ -20,7 +20,8 @@ fn prov(solver: &str, nodes: u64) -> Provenance {
 
 #[test]
 fn put_intersects_and_refuses_contradictions() {
-    let dir = temp_dir("put");
+    let tmp = temp_dir("put");
+    let dir = tmp.path();
     let store = Store::open(dir.join("s.sqlite")).unwrap();
     let p = parse_fen("W:W18,21,23:B1,2,13").unwrap();
     assert_eq!(store.get(&p).unwrap(), None);
@@ -75,7 +76,8 @@ fn put_intersects_and_refuses_contradictions() {
 
 #[test]
 fn records_keep_proof_size_date_and_pieces() {
-    let dir = temp_dir("record");
+    let tmp = temp_dir("record");
+    let dir = tmp.path();
     let store = Store::open(dir.join("s.sqlite")).unwrap();
     let p = synthetic(0x5_0F3);
     let rec = ResultRecord {
@@ -96,7 +98,8 @@ fn records_keep_proof_size_date_and_pieces() {
 
 #[test]
 fn proof_trees_round_trip_and_nodes_are_found_by_position() {
-    let dir = temp_dir("trees");
+    let tmp = temp_dir("trees");
+    let dir = tmp.path();
     let store = Store::open(dir.join("s.sqlite")).unwrap();
     let root = Position::initial();
     let moves = root.moves();
@@ -152,7 +155,8 @@ fn proof_trees_round_trip_and_nodes_are_found_by_position() {
 
 #[test]
 fn ballot_tables() {
-    let dir = temp_dir("ballots");
+    let tmp = temp_dir("ballots");
+    let dir = tmp.path();
     let store = Store::open(dir.join("s.sqlite")).unwrap();
     let b = BallotRow {
         number: 5,
@@ -226,7 +230,8 @@ fn ballot_tables() {
 
 #[test]
 fn writer_batches_and_reports() {
-    let dir = temp_dir("writer");
+    let tmp = temp_dir("writer");
+    let dir = tmp.path();
     let path = dir.join("s.sqlite");
     let writer = Writer::open(
         &path,
@@ -301,7 +306,8 @@ fn writer_batches_and_reports() {
 
 #[test]
 fn writer_flushes_on_drop() {
-    let dir = temp_dir("drop");
+    let tmp = temp_dir("drop");
+    let dir = tmp.path();
     let path = dir.join("s.sqlite");
     {
         let w = Writer::open(&path, WriterOptions::default()).unwrap();
@@ -356,7 +362,8 @@ fn small_tree(question: Question) -> ProofTree {
 
 #[test]
 fn version_1_store_migrates_keeping_its_trees() {
-    let dir = temp_dir("migrate");
+    let tmp = temp_dir("migrate");
+    let dir = tmp.path();
     let path = dir.join("s.sqlite");
     let tree = small_tree(Question::AtLeastDraw);
     let id = {
@@ -402,7 +409,8 @@ fn version_1_store_migrates_keeping_its_trees() {
 
 #[test]
 fn put_proof_stores_result_and_trees_together_or_not_at_all() {
-    let dir = temp_dir("put-proof");
+    let tmp = temp_dir("put-proof");
+    let dir = tmp.path();
     let store = Store::open(dir.join("s.sqlite")).unwrap();
     let tree = small_tree(Question::Win);
     let rec = ResultRecord::new(

@@ -3,24 +3,18 @@
 
 use engine::{Color, Position, Value};
 use proofdb::Outcome;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use tempfile::TempDir;
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 
-/// A fresh empty directory under the system temp dir.
-pub fn temp_dir(name: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
+/// A fresh empty directory under the system temp dir, removed when the
+/// returned `TempDir` is dropped.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("proofdb-{name}-"))
+        .tempdir()
         .unwrap()
-        .subsec_nanos();
-    let d = std::env::temp_dir().join(format!(
-        "proofdb-{name}-{}-{}-{nanos}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// The `n`th of 2^20 distinct legal positions: Black men on squares 1-12
