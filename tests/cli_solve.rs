@@ -144,6 +144,49 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
     assert_eq!(after["nodes"], 1, "{after}");
 }
 
+/// SIGINT during a batch's last line: the batch prints that line's
+/// result (what was settled by then), says which line was cut short, and
+/// exits non-zero instead of reporting a complete batch.
+#[test]
+fn an_interrupted_batch_names_the_line_it_cut_short() {
+    let dir = tempfile::Builder::new()
+        .prefix("checkers-int-batch-")
+        .tempdir()
+        .unwrap();
+    let batch = dir.path().join("b.txt");
+    std::fs::write(
+        &batch,
+        "W:WK1,K3:BK32\nW:W14,18,21,27,31,32:B5,7,9,11,20,23\n",
+    )
+    .unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(["solve", "--batch"])
+        .arg(&batch)
+        .args(["--solver", "dfpn", "--egdb-pieces", "0", "--time", "600"])
+        .args(["--question", "win", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run checkers");
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for checkers");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "exit status {:?}", out.status);
+    assert!(stderr.contains("interrupted during line 2 of"), "{stderr}");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["result"], "win");
+    assert!(lines[1]["result"].is_null(), "{}", lines[1]);
+}
+
 /// A solve that runs past ten seconds reports its work on stderr as it
 /// goes (a log line every 10 s when stderr is not a terminal).
 #[test]
