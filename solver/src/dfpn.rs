@@ -21,12 +21,13 @@
 //! every position of a proof again and closes its loops itself: without
 //! them it would search each of them again.
 
+use crate::budget::{Budget, Limits};
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use engine::{Move, MoveList, Position, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 /// Infinite proof or disproof number.
@@ -54,6 +55,18 @@ pub struct DfpnConfig {
     /// Deepest ply searched; deeper nodes are left open (they look
     /// expensive both ways, so the search turns elsewhere).
     pub max_ply: usize,
+}
+
+impl DfpnConfig {
+    /// The limits of one call.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            max_nodes: self.max_nodes,
+            deadline: self.deadline,
+            stop: self.stop,
+            progress: self.progress,
+        }
+    }
 }
 
 impl Default for DfpnConfig {
@@ -190,9 +203,7 @@ pub struct Dfpn<'a> {
     /// to an extraction, which searches as it goes).
     looped: Table<Looped>,
     path: Vec<Position>,
-    nodes: u64,
-    budget_start: u64,
-    aborted: bool,
+    budget: Budget,
 }
 
 impl<'a> Dfpn<'a> {
@@ -204,20 +215,18 @@ impl<'a> Dfpn<'a> {
             tt: Table::default(),
             looped: Table::default(),
             path: Vec::with_capacity(256),
-            nodes: 0,
-            budget_start: 0,
-            aborted: false,
+            budget: Budget::default(),
         }
     }
 
     /// Nodes searched so far by this prover (all calls).
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.budget.nodes()
     }
 
     /// Whether the last call ran out of budget.
     pub fn aborted(&self) -> bool {
-        self.aborted
+        self.budget.aborted()
     }
 
     /// Changes the limits.
@@ -274,8 +283,7 @@ impl<'a> Dfpn<'a> {
     /// position), `Unknown` when the budget ran out. Uses at most
     /// `cfg.max_nodes` nodes from this call on.
     pub fn prove(&mut self, root: Position, t: Value, prefix: &[Position]) -> DfpnOutcome {
-        self.aborted = false;
-        self.budget_start = self.nodes;
+        self.budget.begin();
         self.path.clear();
         self.path.extend_from_slice(prefix);
         let ply = prefix.len();
@@ -287,16 +295,6 @@ impl<'a> Dfpn<'a> {
             res: pn.res(),
             best: self.best_move(&root, t),
         }
-    }
-
-    fn out_of_budget(&self) -> bool {
-        if self.nodes - self.budget_start >= self.cfg.max_nodes {
-            return true;
-        }
-        if matches!(self.cfg.stop, Some(s) if s.load(Ordering::Relaxed)) {
-            return true;
-        }
-        matches!(self.cfg.deadline, Some(d) if Instant::now() >= d)
     }
 
     fn lookup(&self, pos: &Position, t: Value) -> Option<Pn> {
@@ -379,19 +377,11 @@ impl<'a> Dfpn<'a> {
         ply: usize,
         irrev: usize,
     ) -> Pn {
-        self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            if let Some(p) = self.cfg.progress {
-                p.fetch_add(1024, Ordering::Relaxed);
-            }
-            if self.out_of_budget() {
-                self.aborted = true;
-            }
-        }
+        self.budget.tick(self.cfg.limits());
         if ply >= self.cfg.max_ply {
             return Pn::new(BIG, BIG);
         }
-        let start = self.nodes;
+        let start = self.budget.nodes();
         let mut list = MoveList::new();
         pos.legal_moves(&mut list);
         if list.is_empty() {
@@ -405,10 +395,10 @@ impl<'a> Dfpn<'a> {
             return pn;
         }
         if let Some(pn) = self.lookup(&pos, t) {
-            if pn.phi == 0 || pn.delta == 0 || self.aborted {
+            if pn.phi == 0 || pn.delta == 0 || self.budget.aborted() {
                 return pn;
             }
-        } else if self.aborted {
+        } else if self.budget.aborted() {
             return Pn::new(1, 1);
         }
         let ct = child_threshold(t);
@@ -430,15 +420,15 @@ impl<'a> Dfpn<'a> {
                 let pn = Pn::from_res(pn.res().resolved_at(ply));
                 let best = (pn.phi == 0).then(|| children[c1].mv);
                 if pn.rep == PLAIN {
-                    self.store(pos, t, pn, self.nodes - start + 1, best);
+                    self.store(pos, t, pn, self.budget.nodes() - start + 1, best);
                 } else {
                     self.remember_looped(pos, t, pn.res().status, best);
                 }
                 return pn;
             }
-            if pn.phi >= th_phi || pn.delta >= th_delta || self.aborted {
+            if pn.phi >= th_phi || pn.delta >= th_delta || self.budget.aborted() {
                 let best = Some(children[c1].mv);
-                self.store(pos, t, pn, self.nodes - start + 1, best);
+                self.store(pos, t, pn, self.budget.nodes() - start + 1, best);
                 return pn;
             }
             let c = &children[c1];

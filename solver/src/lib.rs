@@ -12,6 +12,7 @@
 
 #![deny(missing_docs)]
 
+mod budget;
 pub mod dfpn;
 pub mod leaves;
 pub mod order;

@@ -15,12 +15,13 @@
 //! transposition cutoffs near the root, and extensions for forced moves
 //! and captures at the horizon.
 
+use crate::budget::{Budget, Limits};
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 /// Limits of an alpha-beta search.
@@ -42,6 +43,18 @@ pub struct AbConfig {
     pub table_entries: usize,
     /// Remaining depth from which enhanced transposition cutoffs are tried.
     pub etc_depth: i32,
+}
+
+impl AbConfig {
+    /// The limits of one call.
+    pub(crate) fn limits(&self) -> Limits {
+        Limits {
+            max_nodes: self.max_nodes,
+            deadline: self.deadline,
+            stop: self.stop,
+            progress: self.progress,
+        }
+    }
 }
 
 impl Default for AbConfig {
@@ -101,9 +114,7 @@ pub struct AlphaBeta<'a> {
     path: Vec<Position>,
     /// Move lists by ply (see `search`).
     lists: Vec<MoveList>,
-    nodes: u64,
-    budget_start: u64,
-    aborted: bool,
+    budget: Budget,
     horizon_hits: u64,
     prover: Color,
 }
@@ -118,9 +129,7 @@ impl<'a> AlphaBeta<'a> {
             history: Box::new([[0; 32]; 32]),
             path: Vec::with_capacity(256),
             lists: Vec::new(),
-            nodes: 0,
-            budget_start: 0,
-            aborted: false,
+            budget: Budget::default(),
             horizon_hits: 0,
             prover: Color::Black,
         }
@@ -128,12 +137,12 @@ impl<'a> AlphaBeta<'a> {
 
     /// Nodes searched so far by this prover (all calls).
     pub fn nodes(&self) -> u64 {
-        self.nodes
+        self.budget.nodes()
     }
 
     /// Whether the last call ran out of budget.
     pub fn aborted(&self) -> bool {
-        self.aborted
+        self.budget.aborted()
     }
 
     /// Changes the limits (for example a fresh deadline).
@@ -188,8 +197,7 @@ impl<'a> AlphaBeta<'a> {
         prover: Option<Color>,
         prefix: &[Position],
     ) -> AbOutcome {
-        self.aborted = false;
-        self.budget_start = self.nodes;
+        self.budget.begin();
         let ply = prefix.len();
         let provers: Vec<Color> = match prover {
             Some(c) => vec![c],
@@ -213,7 +221,7 @@ impl<'a> AlphaBeta<'a> {
                     depth,
                     best: self.best_move(&root, t),
                 };
-                if res.status != Status::Unknown || self.aborted {
+                if res.status != Status::Unknown || self.budget.aborted() {
                     return last;
                 }
                 complete &= self.horizon_hits == 0;
@@ -223,16 +231,6 @@ impl<'a> AlphaBeta<'a> {
             }
         }
         last
-    }
-
-    fn out_of_budget(&self) -> bool {
-        if self.nodes - self.budget_start >= self.cfg.max_nodes {
-            return true;
-        }
-        if matches!(self.cfg.stop, Some(s) if s.load(Ordering::Relaxed)) {
-            return true;
-        }
-        matches!(self.cfg.deadline, Some(d) if Instant::now() >= d)
     }
 
     fn store(&mut self, pos: Position, t: Value, kind: Kind, best: Option<Move>) {
@@ -283,16 +281,8 @@ impl<'a> AlphaBeta<'a> {
                 return Res::repetition(t, k);
             }
         }
-        self.nodes += 1;
-        if self.nodes & 1023 == 0 {
-            if let Some(p) = self.cfg.progress {
-                p.fetch_add(1024, Ordering::Relaxed);
-            }
-            if self.out_of_budget() {
-                self.aborted = true;
-            }
-        }
-        if self.aborted {
+        self.budget.tick(self.cfg.limits());
+        if self.budget.aborted() {
             return Res::UNKNOWN;
         }
         // One move list per ply, kept between calls: a fresh list would be
@@ -375,14 +365,14 @@ impl<'a> AlphaBeta<'a> {
                 Status::Unknown => {
                     all_fail = false;
                     if !prover_moves {
-                        if !self.aborted {
+                        if !self.budget.aborted() {
                             self.store(pos, t, Kind::Open(depth, self.prover), Some(m));
                         }
                         return Res::UNKNOWN;
                     }
                 }
             }
-            if self.aborted {
+            if self.budget.aborted() {
                 return Res::UNKNOWN;
             }
         }
@@ -400,7 +390,7 @@ impl<'a> AlphaBeta<'a> {
             self.store(pos, t, kind, None);
             return r;
         }
-        if !self.aborted {
+        if !self.budget.aborted() {
             self.store(pos, t, Kind::Open(depth, self.prover), None);
         }
         Res::UNKNOWN

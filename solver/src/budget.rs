@@ -1,0 +1,116 @@
+//! The node count of a search and the limits that end one of its calls:
+//! a node budget, a deadline, a stop flag set from outside, and a shared
+//! counter that reports the work to another thread.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Nodes between two checks of the limits (and two progress reports).
+const CHECK_EVERY: u64 = 1024;
+
+/// The limits of one search call, from the search's configuration.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Nodes one call may search.
+    pub max_nodes: u64,
+    /// Wall-clock limit.
+    pub deadline: Option<Instant>,
+    /// Set from outside to stop as if the budget ran out.
+    pub stop: Option<&'static AtomicBool>,
+    /// Nodes are added here, [`CHECK_EVERY`] at a time.
+    pub progress: Option<&'static AtomicU64>,
+}
+
+/// Nodes searched over all calls of a search, and whether the current
+/// call has run out of its limits.
+#[derive(Debug, Default)]
+pub(crate) struct Budget {
+    nodes: u64,
+    start: u64,
+    aborted: bool,
+}
+
+impl Budget {
+    /// Starts a call: its node budget counts from here.
+    pub fn begin(&mut self) {
+        self.aborted = false;
+        self.start = self.nodes;
+    }
+
+    /// Counts one node; every [`CHECK_EVERY`] nodes reports them and
+    /// checks `limits`. Returns whether the call has run out.
+    #[inline]
+    pub fn tick(&mut self, limits: Limits) -> bool {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            if let Some(p) = limits.progress {
+                p.fetch_add(CHECK_EVERY, Ordering::Relaxed);
+            }
+            self.aborted |= self.out_of(&limits);
+        }
+        self.aborted
+    }
+
+    fn out_of(&self, limits: &Limits) -> bool {
+        self.nodes - self.start >= limits.max_nodes
+            || limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || limits.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Nodes counted over all calls.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Whether the current call has run out.
+    pub fn aborted(&self) -> bool {
+        self.aborted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(max_nodes: u64) -> Limits {
+        Limits {
+            max_nodes,
+            deadline: None,
+            stop: None,
+            progress: None,
+        }
+    }
+
+    #[test]
+    fn a_call_runs_out_at_the_check_after_its_node_budget() {
+        let mut b = Budget::default();
+        b.begin();
+        let ticks = (1..=3 * CHECK_EVERY)
+            .find(|_| b.tick(limits(1500)))
+            .expect("runs out");
+        assert_eq!(ticks, 2 * CHECK_EVERY);
+        // The next call has a fresh budget; the count goes on.
+        b.begin();
+        assert!(!b.aborted());
+        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(limits(1500))));
+        assert_eq!(b.nodes(), 3 * CHECK_EVERY - 1);
+    }
+
+    #[test]
+    fn the_stop_flag_and_progress_are_seen_at_a_check() {
+        static STOP: AtomicBool = AtomicBool::new(false);
+        static SEEN: AtomicU64 = AtomicU64::new(0);
+        let l = Limits {
+            stop: Some(&STOP),
+            progress: Some(&SEEN),
+            ..limits(u64::MAX)
+        };
+        let mut b = Budget::default();
+        b.begin();
+        assert!((0..CHECK_EVERY).all(|_| !b.tick(l)));
+        assert_eq!(SEEN.load(Ordering::Relaxed), CHECK_EVERY);
+        STOP.store(true, Ordering::Relaxed);
+        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(l)));
+        assert!(b.tick(l));
+    }
+}
