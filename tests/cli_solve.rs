@@ -87,6 +87,25 @@ fn solve_small_into(store: &std::path::Path) -> serde_json::Value {
     ])
 }
 
+/// Runs `cmd`, sends it SIGINT after `millis` ms, and returns its output
+/// once it has exited, which must be with a failure status.
+fn interrupted_after(cmd: &mut Command, millis: u64) -> std::process::Output {
+    let child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run checkers");
+    std::thread::sleep(std::time::Duration::from_millis(millis));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("run kill");
+    assert!(killed.success());
+    let out = child.wait_with_output().expect("wait for checkers");
+    assert!(!out.status.success(), "exit status {:?}", out.status);
+    out
+}
+
 /// The first SIGINT stops a long solve as if its time ran out: it prints
 /// what the searches settled and exits non-zero with a message that says
 /// it was interrupted; what the store held before is still there.
@@ -101,33 +120,22 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
     assert_eq!(before["result"], "win");
     assert!(before["nodes"].as_u64().unwrap() > 1, "{before}");
     let started = std::time::Instant::now();
-    let child = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args([
-            "solve",
-            "W:W14,18,21,27,31,32:B5,7,9,11,20,23",
-            "--solver",
-            "dfpn",
-            "--egdb-pieces",
-            "0",
-            "--time",
-            "600",
-            "--json",
-            "--store",
-        ])
-        .arg(&store)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run checkers");
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
-    let out = child.wait_with_output().expect("wait for checkers");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_checkers"));
+    cmd.args([
+        "solve",
+        "W:W14,18,21,27,31,32:B5,7,9,11,20,23",
+        "--solver",
+        "dfpn",
+        "--egdb-pieces",
+        "0",
+        "--time",
+        "600",
+        "--json",
+        "--store",
+    ])
+    .arg(&store);
+    let out = interrupted_after(&mut cmd, 1500);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "exit status {:?}", out.status);
     assert!(
         started.elapsed() < std::time::Duration::from_secs(300),
         "the solve ran on after the signal"
@@ -159,24 +167,13 @@ fn an_interrupted_batch_names_the_line_it_cut_short() {
         "W:WK1,K3:BK32\nW:W14,18,21,27,31,32:B5,7,9,11,20,23\n",
     )
     .unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args(["solve", "--batch"])
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_checkers"));
+    cmd.args(["solve", "--batch"])
         .arg(&batch)
         .args(["--solver", "dfpn", "--egdb-pieces", "0", "--time", "600"])
-        .args(["--question", "win", "--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run checkers");
-    std::thread::sleep(std::time::Duration::from_millis(2000));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("run kill");
-    assert!(killed.success());
-    let out = child.wait_with_output().expect("wait for checkers");
+        .args(["--question", "win", "--json"]);
+    let out = interrupted_after(&mut cmd, 2000);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "exit status {:?}", out.status);
     assert!(stderr.contains("interrupted during line 2 of"), "{stderr}");
     let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
