@@ -8,17 +8,42 @@ use std::time::Instant;
 /// Nodes between two checks of the limits (and two progress reports).
 const CHECK_EVERY: u64 = 1024;
 
-/// The limits of one search call, from the search's configuration.
+/// The limits of one call of a search ([`crate::prover::AbConfig`],
+/// [`crate::dfpn::DfpnConfig`]).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Limits {
+pub struct Limits {
     /// Nodes one call may search.
     pub max_nodes: u64,
-    /// Wall-clock limit.
+    /// Wall-clock limit, if any.
     pub deadline: Option<Instant>,
-    /// Set from outside to stop as if the budget ran out.
+    /// Set from outside (SIGINT, a run's end) to stop the search as if
+    /// its budget ran out.
     pub stop: Option<&'static AtomicBool>,
-    /// Nodes are added here, [`CHECK_EVERY`] at a time.
+    /// Nodes searched are added here as the search goes (1,024 at a
+    /// time), for a report from another thread.
     pub progress: Option<&'static AtomicU64>,
+}
+
+impl Limits {
+    /// A node budget alone.
+    pub fn nodes(max_nodes: u64) -> Limits {
+        Limits {
+            max_nodes,
+            ..Limits::default()
+        }
+    }
+}
+
+impl Default for Limits {
+    /// Ten million nodes, nothing else.
+    fn default() -> Self {
+        Limits {
+            max_nodes: 10_000_000,
+            deadline: None,
+            stop: None,
+            progress: None,
+        }
+    }
 }
 
 /// Nodes searched over all calls of a search, and whether the current
@@ -72,27 +97,18 @@ impl Budget {
 mod tests {
     use super::*;
 
-    fn limits(max_nodes: u64) -> Limits {
-        Limits {
-            max_nodes,
-            deadline: None,
-            stop: None,
-            progress: None,
-        }
-    }
-
     #[test]
     fn a_call_runs_out_at_the_check_after_its_node_budget() {
         let mut b = Budget::default();
         b.begin();
         let ticks = (1..=3 * CHECK_EVERY)
-            .find(|_| b.tick(limits(1500)))
+            .find(|_| b.tick(Limits::nodes(1500)))
             .expect("runs out");
         assert_eq!(ticks, 2 * CHECK_EVERY);
         // The next call has a fresh budget; the count goes on.
         b.begin();
         assert!(!b.aborted());
-        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(limits(1500))));
+        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(Limits::nodes(1500))));
         assert_eq!(b.nodes(), 3 * CHECK_EVERY - 1);
     }
 
@@ -103,7 +119,7 @@ mod tests {
         let l = Limits {
             stop: Some(&STOP),
             progress: Some(&SEEN),
-            ..limits(u64::MAX)
+            ..Limits::nodes(u64::MAX)
         };
         let mut b = Budget::default();
         b.begin();

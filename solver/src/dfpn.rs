@@ -27,7 +27,6 @@ use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use engine::{Move, MoveList, Position, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 /// Infinite proof or disproof number.
@@ -38,16 +37,9 @@ const BIG: u32 = INF - 1;
 /// Limits of a df-pn search.
 #[derive(Clone, Copy, Debug)]
 pub struct DfpnConfig {
-    /// Node budget of one call of [`Dfpn::prove`].
-    pub max_nodes: u64,
-    /// Wall-clock limit, if any.
-    pub deadline: Option<Instant>,
-    /// Set from outside (SIGINT, a run's end) to stop the search as if
-    /// its budget ran out.
-    pub stop: Option<&'static AtomicBool>,
-    /// Nodes searched are added here as the search goes (1,024 at a
-    /// time), for a report from another thread.
-    pub progress: Option<&'static AtomicU64>,
+    /// Node budget, deadline, stop flag and progress counter of one call
+    /// of [`Dfpn::prove`].
+    pub limits: Limits,
     /// Table size (entries) that triggers garbage collection.
     pub table_entries: usize,
     /// The epsilon of the 1+epsilon trick.
@@ -57,25 +49,10 @@ pub struct DfpnConfig {
     pub max_ply: usize,
 }
 
-impl DfpnConfig {
-    /// The limits of one call.
-    pub(crate) fn limits(&self) -> Limits {
-        Limits {
-            max_nodes: self.max_nodes,
-            deadline: self.deadline,
-            stop: self.stop,
-            progress: self.progress,
-        }
-    }
-}
-
 impl Default for DfpnConfig {
     fn default() -> Self {
         DfpnConfig {
-            max_nodes: 10_000_000,
-            deadline: None,
-            stop: None,
-            progress: None,
+            limits: Limits::default(),
             table_entries: 8_000_000,
             epsilon: 0.25,
             max_ply: 1000,
@@ -236,17 +213,17 @@ impl<'a> Dfpn<'a> {
 
     /// Changes only the wall-clock limit.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.cfg.deadline = deadline;
+        self.cfg.limits.deadline = deadline;
     }
 
     /// The node budget of one call of [`Dfpn::prove`].
     pub fn max_nodes(&self) -> u64 {
-        self.cfg.max_nodes
+        self.cfg.limits.max_nodes
     }
 
     /// Changes only the node budget of one call.
     pub fn set_max_nodes(&mut self, max_nodes: u64) {
-        self.cfg.max_nodes = max_nodes;
+        self.cfg.limits.max_nodes = max_nodes;
     }
 
     /// The plain proved status of `pos` at threshold `t`, if in the table.
@@ -281,7 +258,7 @@ impl<'a> Dfpn<'a> {
     /// sits at ply `prefix.len()`. Returns `Success`/`Failure` when
     /// proved (tagged when it relies on a repetition of a prefix
     /// position), `Unknown` when the budget ran out. Uses at most
-    /// `cfg.max_nodes` nodes from this call on.
+    /// `cfg.limits.max_nodes` nodes from this call on.
     pub fn prove(&mut self, root: Position, t: Value, prefix: &[Position]) -> DfpnOutcome {
         self.budget.begin();
         self.path.clear();
@@ -377,7 +354,7 @@ impl<'a> Dfpn<'a> {
         ply: usize,
         irrev: usize,
     ) -> Pn {
-        self.budget.tick(self.cfg.limits());
+        self.budget.tick(self.cfg.limits);
         if ply >= self.cfg.max_ply {
             return Pn::new(BIG, BIG);
         }

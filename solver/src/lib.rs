@@ -12,7 +12,7 @@
 
 #![deny(missing_docs)]
 
-mod budget;
+pub mod budget;
 pub mod dfpn;
 pub mod leaves;
 pub mod order;
@@ -26,6 +26,7 @@ pub mod table;
 pub mod tree;
 pub mod verify;
 
+pub use budget::Limits;
 pub use leaves::Leaves;
 pub use question::{Res, Status};
 pub use solve::{solve, SolveOptions, SolveReport, SolverKind, EXTRACTION_RUN};

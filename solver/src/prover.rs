@@ -21,22 +21,14 @@ use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position, Value};
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
 /// Limits of an alpha-beta search.
 #[derive(Clone, Copy, Debug)]
 pub struct AbConfig {
-    /// Node budget of one call of [`AlphaBeta::prove`].
-    pub max_nodes: u64,
-    /// Wall-clock limit, if any.
-    pub deadline: Option<Instant>,
-    /// Set from outside (SIGINT, a run's end) to stop the search as if
-    /// its budget ran out.
-    pub stop: Option<&'static AtomicBool>,
-    /// Nodes searched are added here as the search goes (1,024 at a
-    /// time), for a report from another thread.
-    pub progress: Option<&'static AtomicU64>,
+    /// Node budget, deadline, stop flag and progress counter of one call
+    /// of [`AlphaBeta::prove`].
+    pub limits: Limits,
     /// Deepest iteration (plies, before extensions).
     pub max_depth: i32,
     /// Table size (entries) that triggers garbage collection.
@@ -45,25 +37,10 @@ pub struct AbConfig {
     pub etc_depth: i32,
 }
 
-impl AbConfig {
-    /// The limits of one call.
-    pub(crate) fn limits(&self) -> Limits {
-        Limits {
-            max_nodes: self.max_nodes,
-            deadline: self.deadline,
-            stop: self.stop,
-            progress: self.progress,
-        }
-    }
-}
-
 impl Default for AbConfig {
     fn default() -> Self {
         AbConfig {
-            max_nodes: 10_000_000,
-            deadline: None,
-            stop: None,
-            progress: None,
+            limits: Limits::default(),
             max_depth: 240,
             table_entries: 8_000_000,
             etc_depth: 4,
@@ -152,17 +129,17 @@ impl<'a> AlphaBeta<'a> {
 
     /// Changes only the wall-clock limit.
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.cfg.deadline = deadline;
+        self.cfg.limits.deadline = deadline;
     }
 
     /// The node budget of one call of [`AlphaBeta::prove`].
     pub fn max_nodes(&self) -> u64 {
-        self.cfg.max_nodes
+        self.cfg.limits.max_nodes
     }
 
     /// Changes only the node budget of one call.
     pub fn set_max_nodes(&mut self, max_nodes: u64) {
-        self.cfg.max_nodes = max_nodes;
+        self.cfg.limits.max_nodes = max_nodes;
     }
 
     /// The plain proved status of `pos` at threshold `t`, if stored.
@@ -189,7 +166,7 @@ impl<'a> AlphaBeta<'a> {
     /// Returns `Success`/`Failure` when proved (a result tagged with a ply
     /// below `prefix.len()` relies on a repetition of that prefix
     /// position), `Unknown` when the budget or the depth ran out. Uses at
-    /// most `cfg.max_nodes` nodes from this call on.
+    /// most `cfg.limits.max_nodes` nodes from this call on.
     pub fn prove(
         &mut self,
         root: Position,
@@ -281,7 +258,7 @@ impl<'a> AlphaBeta<'a> {
                 return Res::repetition(t, k);
             }
         }
-        self.budget.tick(self.cfg.limits());
+        self.budget.tick(self.cfg.limits);
         if self.budget.aborted() {
             return Res::UNKNOWN;
         }

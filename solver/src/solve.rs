@@ -3,6 +3,7 @@
 //! extracts the proof of every settled question and has the independent
 //! verifier check it before anything is reported.
 
+use crate::budget::Limits;
 use crate::dfpn::{Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
@@ -486,11 +487,14 @@ fn search_here(
 ) -> Result<SolveReport, SolveError> {
     let start = Instant::now();
     let deadline = opts.time.map(|d| start + d);
-    let ab_cfg = AbConfig {
+    let limits = Limits {
         max_nodes: opts.max_nodes,
         deadline,
         stop: opts.stop,
         progress: opts.progress,
+    };
+    let ab_cfg = AbConfig {
+        limits,
         table_entries: opts.table_entries,
         ..AbConfig::default()
     };
@@ -498,10 +502,7 @@ fn search_here(
     let mut df = Dfpn::new(
         leaves,
         DfpnConfig {
-            max_nodes: opts.max_nodes,
-            deadline,
-            stop: opts.stop,
-            progress: opts.progress,
+            limits,
             table_entries: opts.table_entries,
             ..DfpnConfig::default()
         },
@@ -603,8 +604,11 @@ fn search_here(
                 // df-pn again for what alpha-beta leaves open.
                 df.set_deadline(grace);
                 ab.set_config(AbConfig {
-                    max_nodes: EXTRACT_AB_NODES.min(opts.max_nodes),
-                    deadline: grace,
+                    limits: Limits {
+                        max_nodes: EXTRACT_AB_NODES.min(opts.max_nodes),
+                        deadline: grace,
+                        ..limits
+                    },
                     ..ab_cfg
                 });
                 let mut both = DfpnThenAb {

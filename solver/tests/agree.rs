@@ -10,7 +10,7 @@ use proofdb::outcome::NoResults;
 use solver::dfpn::{Dfpn, DfpnConfig};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
-use solver::{Leaves, Status};
+use solver::{Leaves, Limits, Status};
 
 fn expected(v: Value, t: Value) -> Status {
     if v >= t {
@@ -54,14 +54,14 @@ fn check_all_here(
     let mut ab = AlphaBeta::new(
         leaves,
         AbConfig {
-            max_nodes: budget,
+            limits: Limits::nodes(budget),
             ..AbConfig::default()
         },
     );
     let mut df = Dfpn::new(
         leaves,
         DfpnConfig {
-            max_nodes: budget,
+            limits: Limits::nodes(budget),
             ..DfpnConfig::default()
         },
     );

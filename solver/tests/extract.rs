@@ -13,7 +13,7 @@ use solver::prover::{AbConfig, AlphaBeta};
 use solver::question::proved_question;
 use solver::tree::{extract, Ask, DfpnThenAb, ExtractError, Known, ProofSearch};
 use solver::verify::verify;
-use solver::Leaves;
+use solver::{Leaves, Limits};
 use solver::{Res, Status};
 use std::time::Instant;
 
@@ -33,7 +33,7 @@ fn settle(fen: &str, t: Value) -> (Position, Dfpn<'static>, Option<Question>) {
     let mut df = Dfpn::new(
         Leaves::new(&NoOracle, &NoResults),
         DfpnConfig {
-            max_nodes: 1_000_000,
+            limits: Limits::nodes(1_000_000),
             ..DfpnConfig::default()
         },
     );
@@ -60,7 +60,7 @@ fn trees(
     let mut ab = AlphaBeta::new(
         leaves,
         AbConfig {
-            max_nodes: ab_nodes,
+            limits: Limits::nodes(ab_nodes),
             ..AbConfig::default()
         },
     );
