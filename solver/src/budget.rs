@@ -65,6 +65,7 @@ impl Budget {
     /// Counts one node; every [`CHECK_EVERY`] nodes reports them and
     /// checks `limits`. Returns whether the call has run out.
     #[inline]
+    #[must_use]
     pub fn tick(&mut self, limits: Limits) -> bool {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_EVERY) {

@@ -354,7 +354,9 @@ impl<'a> Dfpn<'a> {
         ply: usize,
         irrev: usize,
     ) -> Pn {
-        self.budget.tick(self.cfg.limits);
+        // An exhausted budget is acted on after the leaf checks below: a
+        // leaf is still settled.
+        let _ = self.budget.tick(self.cfg.limits);
         if ply >= self.cfg.max_ply {
             return Pn::new(BIG, BIG);
         }

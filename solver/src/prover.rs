@@ -258,8 +258,7 @@ impl<'a> AlphaBeta<'a> {
                 return Res::repetition(t, k);
             }
         }
-        self.budget.tick(self.cfg.limits);
-        if self.budget.aborted() {
+        if self.budget.tick(self.cfg.limits) {
             return Res::UNKNOWN;
         }
         // One move list per ply, kept between calls: a fresh list would be
