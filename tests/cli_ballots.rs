@@ -1,21 +1,13 @@
 //! `checkers ballots run` end to end: a real run on a small database
 //! (built by the run itself), resuming, and surviving SIGKILL.
 
+mod common;
+
 use proofdb::{JobStatus, Outcome, Store};
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tempfile::TempDir;
-
-/// A fresh empty folder under the system temp dir, removed when the
-/// returned `TempDir` is dropped.
-fn temp_dir(name: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("checkers-run-{name}-"))
-        .tempdir()
-        .unwrap()
-}
 
 fn command(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_checkers"));
@@ -76,7 +68,7 @@ fn keeps_all(
 
 #[test]
 fn ballot_run_proves_resumes_and_survives_sigkill() {
-    let tmp = temp_dir("walk");
+    let tmp = common::temp_dir("run-walk");
     let dir = tmp.path();
     let store_path = dir.join("s.sqlite");
 
@@ -183,7 +175,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
 
 #[test]
 fn bad_arguments_are_refused_with_a_reason() {
-    let tmp = temp_dir("bad");
+    let tmp = common::temp_dir("run-bad");
     let dir = tmp.path();
     let out = run(dir, &["--ballot", "999"]);
     assert!(!out.status.success());

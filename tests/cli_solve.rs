@@ -2,6 +2,8 @@
 //! small king ending from the rules alone, with verified proofs, and the
 //! JSON fields are those of the other solvers.
 
+mod common;
+
 use std::process::Command;
 
 fn solve_json(args: &[&str]) -> serde_json::Value {
@@ -57,10 +59,7 @@ fn a_retro_cap_leaves_the_rest_to_the_searches() {
 #[test]
 fn a_bad_memory_budget_is_refused_before_anything_is_built() {
     // A folder that does not exist, in one that is removed at the end.
-    let tmp = tempfile::Builder::new()
-        .prefix("checkers-budget-")
-        .tempdir()
-        .unwrap();
+    let tmp = common::temp_dir("budget");
     let dir = tmp.path().join("egdb");
     let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
         .args(["solve", "W:WK1,K3:BK32", "--egdb-pieces", "3"])
@@ -111,10 +110,7 @@ fn interrupted_after(cmd: &mut Command, millis: u64) -> std::process::Output {
 /// it was interrupted; what the store held before is still there.
 #[test]
 fn an_interrupted_solve_reports_and_exits_non_zero() {
-    let dir = tempfile::Builder::new()
-        .prefix("checkers-int-")
-        .tempdir()
-        .unwrap();
+    let dir = common::temp_dir("int");
     let store = dir.path().join("store.db");
     let before = solve_small_into(&store);
     assert_eq!(before["result"], "win");
@@ -157,10 +153,7 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
 /// exits non-zero instead of reporting a complete batch.
 #[test]
 fn an_interrupted_batch_names_the_line_it_cut_short() {
-    let dir = tempfile::Builder::new()
-        .prefix("checkers-int-batch-")
-        .tempdir()
-        .unwrap();
+    let dir = common::temp_dir("int-batch");
     let batch = dir.path().join("b.txt");
     std::fs::write(
         &batch,

@@ -1,10 +1,11 @@
 //! `checkers db` and `checkers ballots` end to end, on stores made here.
 
+mod common;
+
 use engine::{Color, Position, Value};
 use proofdb::{LinePly, Origin, Outcome, Provenance, Store};
 use std::path::Path;
 use std::process::{Command, Output};
-use tempfile::TempDir;
 
 fn checkers(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_checkers"))
@@ -18,15 +19,6 @@ fn checkers(args: &[&str], cwd: &Path) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
-}
-
-/// A fresh empty folder under the system temp dir, removed when the
-/// returned `TempDir` is dropped.
-fn temp_dir(name: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("checkers-cli-{name}-"))
-        .tempdir()
-        .unwrap()
 }
 
 fn pos(n: u32) -> Position {
@@ -45,7 +37,7 @@ fn prov(s: &str) -> Provenance {
 
 #[test]
 fn merge_stats_export() {
-    let tmp = temp_dir("merge");
+    let tmp = common::temp_dir("cli-merge");
     let dir = tmp.path();
     {
         let a = Store::open(dir.join("a.sqlite")).unwrap();
@@ -120,7 +112,7 @@ fn merge_stats_export() {
 
 #[test]
 fn bad_store_files_are_refused_by_name() {
-    let tmp = temp_dir("bad");
+    let tmp = common::temp_dir("cli-bad");
     let dir = tmp.path();
     std::fs::write(dir.join("junk.sqlite"), "x".repeat(4096)).unwrap();
     let out = checkers(&["db", "stats", "--store", "junk.sqlite"], dir);
@@ -140,7 +132,7 @@ fn bad_store_files_are_refused_by_name() {
 
 #[test]
 fn ballots_list_status_report() {
-    let tmp = temp_dir("ballots");
+    let tmp = common::temp_dir("cli-ballots");
     let dir = tmp.path();
     let out = checkers(&["ballots", "list", "--deck", "156", "--json"], dir);
     assert!(out.status.success(), "{}", text(&out.stderr));
