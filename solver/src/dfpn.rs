@@ -157,8 +157,22 @@ struct Child {
     /// A settled value that must not come from the table (a leaf, or a
     /// result tagged with a repetition of the current path).
     fixed: Option<Pn>,
-    /// The value the child returned last (used when the table lost it).
+    /// Its numbers: from the table when the node was expanded, then what
+    /// its search returned last. Not read from the table at every step: a
+    /// sibling's search may change its entry through a transposition, but
+    /// that costs at most a visit of the child that finds the entry
+    /// settled (on the bench positions, not one node: the same node
+    /// counts as with a table read per child and step).
     last: Pn,
+    /// Its evaluation for its mover (children are searched lowest first).
+    score: i32,
+}
+
+impl Child {
+    /// The numbers the node goes by.
+    fn value(&self) -> Pn {
+        self.fixed.unwrap_or(self.last)
+    }
 }
 
 /// The result of one [`Dfpn::prove`] call.
@@ -266,7 +280,14 @@ impl<'a> Dfpn<'a> {
         let ply = prefix.len();
         let pn = match prefix.iter().position(|p| *p == root) {
             Some(k) => Pn::from_res(Res::repetition(t, k)),
-            None => self.mid(root, t, INF, INF, ply, 0),
+            None => match self.leaves.classify(&root, t) {
+                Some((s, _)) => {
+                    let pn = Pn::from_res(Res::plain(s));
+                    self.store(root, t, pn, 1, None);
+                    pn
+                }
+                None => self.mid(root, t, INF, INF, ply, 0),
+            },
         };
         DfpnOutcome {
             res: pn.res(),
@@ -344,7 +365,9 @@ impl<'a> Dfpn<'a> {
     /// `ply`; `path[irrev..ply]` may repeat) until its `phi >= th_phi` or
     /// `delta >= th_delta`, or it is settled, or the budget runs out.
     /// Returns its numbers; a settled result with a tag below `ply` relies
-    /// on that path repetition and has not been stored.
+    /// on that path repetition and has not been stored. `pos` is no leaf
+    /// of the databases or the store: [`Dfpn::prove`] checks the root and
+    /// [`Dfpn::expand`] every child.
     fn mid(
         &mut self,
         pos: Position,
@@ -368,11 +391,6 @@ impl<'a> Dfpn<'a> {
             self.store(pos, t, pn, 1, None);
             return pn;
         }
-        if let Some((s, _)) = self.leaves.classify(&pos, t) {
-            let pn = Pn::from_res(Res::plain(s));
-            self.store(pos, t, pn, 1, None);
-            return pn;
-        }
         if let Some(pn) = self.lookup(&pos, t) {
             if pn.phi == 0 || pn.delta == 0 || self.budget.aborted() {
                 return pn;
@@ -385,7 +403,7 @@ impl<'a> Dfpn<'a> {
         self.path.push(pos);
         let mut children = self.expand(&pos, &list, ct, ply, irrev);
         loop {
-            let (pn, c1, delta2) = self.combine(&children, ct);
+            let (pn, c1, delta2) = combine(&children);
             let pn = Pn {
                 rep: if pn.phi == 0 || pn.delta == 0 {
                     pn.rep
@@ -411,7 +429,7 @@ impl<'a> Dfpn<'a> {
                 return pn;
             }
             let c = &children[c1];
-            let cv = self.value_of(c, ct);
+            let cv = c.value();
             // Child thresholds: the child's phi may grow until this node's
             // delta reaches its threshold; its delta until it passes the
             // second-best sibling (times 1+epsilon) or this node's phi
@@ -449,7 +467,7 @@ impl<'a> Dfpn<'a> {
         ply: usize,
         irrev: usize,
     ) -> Vec<Child> {
-        let mut children: Vec<(i32, Child)> = Vec::with_capacity(list.len());
+        let mut children: Vec<Child> = Vec::with_capacity(list.len());
         for m in list.iter() {
             let child = pos.play_unchecked(m);
             let man_moved = pos.kings() & m.from().bit() == 0;
@@ -467,81 +485,78 @@ impl<'a> Dfpn<'a> {
                 fixed = Some(Pn::from_res(Res::plain(s)));
             }
             let score = evaluate(&child);
-            children.push((
-                score,
-                Child {
-                    mv: *m,
-                    pos: child,
-                    irrev: cirrev,
-                    fixed,
-                    last: initial_numbers(score),
-                },
-            ));
-        }
-        children.sort_by_key(|(e, _)| *e);
-        children.into_iter().map(|(_, c)| c).collect()
-    }
-
-    fn value_of(&self, c: &Child, ct: Value) -> Pn {
-        if let Some(v) = c.fixed {
-            return v;
-        }
-        self.lookup(&c.pos, ct).unwrap_or(c.last)
-    }
-
-    /// This node's numbers from its children's, the index of the child to
-    /// search (least delta), and the second least delta.
-    fn combine(&self, children: &[Child], ct: Value) -> (Pn, usize, u32) {
-        let mut phi = INF;
-        let mut delta: u32 = 0;
-        let mut c1 = 0;
-        let mut delta2 = INF;
-        let mut success_rep: Option<u16> = None; // best tag among refuting children
-        let mut fail_rep = PLAIN; // least tag among all children (all succeed)
-        for (i, c) in children.iter().enumerate() {
-            let v = self.value_of(c, ct);
-            if v.delta < phi {
-                delta2 = phi;
-                phi = v.delta;
-                c1 = i;
-            } else if v.delta < delta2 {
-                delta2 = v.delta;
-            }
-            if v.delta == 0 {
-                // Prefer a plain refutation, else the highest tag.
-                let better = match success_rep {
-                    None => true,
-                    Some(r) => v.rep == PLAIN || (r != PLAIN && v.rep > r),
-                };
-                if better {
-                    success_rep = Some(v.rep);
-                    c1 = i;
-                }
-            }
-            delta = if v.phi == INF {
-                INF
-            } else {
-                delta.saturating_add(v.phi).min(BIG)
+            let last = match fixed {
+                Some(v) => v,
+                None => self
+                    .lookup(&child, ct)
+                    .unwrap_or_else(|| initial_numbers(score)),
             };
-            fail_rep = fail_rep.min(v.rep);
+            children.push(Child {
+                mv: *m,
+                pos: child,
+                irrev: cirrev,
+                fixed,
+                last,
+                score,
+            });
         }
-        let pn = if phi == 0 {
-            Pn {
-                phi: 0,
-                delta: INF,
-                rep: success_rep.unwrap_or(PLAIN),
-            }
-        } else if delta == 0 {
-            Pn {
-                phi: INF,
-                delta: 0,
-                rep: fail_rep,
-            }
-        } else {
-            Pn::new(phi, delta)
-        };
-        (pn, c1, delta2)
+        children.sort_by_key(|c| c.score);
+        children
     }
+}
+
+/// This node's numbers from its children's, the index of the child to
+/// search (least delta), and the second least delta.
+fn combine(children: &[Child]) -> (Pn, usize, u32) {
+    let mut phi = INF;
+    let mut delta: u32 = 0;
+    let mut c1 = 0;
+    let mut delta2 = INF;
+    let mut success_rep: Option<u16> = None; // best tag among refuting children
+    let mut fail_rep = PLAIN; // least tag among all children (all succeed)
+    for (i, c) in children.iter().enumerate() {
+        let v = c.value();
+        if v.delta < phi {
+            delta2 = phi;
+            phi = v.delta;
+            c1 = i;
+        } else if v.delta < delta2 {
+            delta2 = v.delta;
+        }
+        if v.delta == 0 {
+            // Prefer a plain refutation, else the highest tag.
+            let better = match success_rep {
+                None => true,
+                Some(r) => v.rep == PLAIN || (r != PLAIN && v.rep > r),
+            };
+            if better {
+                success_rep = Some(v.rep);
+                c1 = i;
+            }
+        }
+        delta = if v.phi == INF {
+            INF
+        } else {
+            delta.saturating_add(v.phi).min(BIG)
+        };
+        fail_rep = fail_rep.min(v.rep);
+    }
+    let pn = if phi == 0 {
+        Pn {
+            phi: 0,
+            delta: INF,
+            rep: success_rep.unwrap_or(PLAIN),
+        }
+    } else if delta == 0 {
+        Pn {
+            phi: INF,
+            delta: 0,
+            rep: fail_rep,
+        }
+    } else {
+        Pn::new(phi, delta)
+    };
+    (pn, c1, delta2)
 }
 
 #[cfg(test)]
