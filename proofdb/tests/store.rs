@@ -419,7 +419,9 @@ fn put_proof_stores_result_and_trees_together_or_not_at_all() {
         prov("ab", 10),
         tree.nodes.len() as u64,
     );
-    store.put_proof(&rec, &[tree.clone()], "run").unwrap();
+    store
+        .put_proof(&rec, std::slice::from_ref(&tree), "run")
+        .unwrap();
     assert_eq!(store.get(&tree.root).unwrap().unwrap().0, rec.outcome);
     assert!(store.get_tree(&tree.root, Question::Win).unwrap().is_some());
     // A contradicting result is refused, and its tree is not kept either.

@@ -226,8 +226,7 @@ pub fn read_proofs(input: impl BufRead, name: &str) -> Result<Vec<StoredProof>, 
     }
     let mut proofs = Vec::new();
     let mut last = 1;
-    loop {
-        let Some((n, line)) = next(last)? else { break };
+    while let Some((n, line)) = next(last)? {
         last = n;
         if line.trim().is_empty() || line.starts_with('#') {
             continue;

@@ -402,7 +402,7 @@ fn order_moves(
             (s, *m)
         })
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|m| std::cmp::Reverse(m.0));
     for (slot, (_, m)) in list.as_mut_slice().iter_mut().zip(scored) {
         *slot = m;
     }

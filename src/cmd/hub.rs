@@ -312,17 +312,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             match t.as_str() {
                 "stop" | "quit" => c2.stop.store(true, Ordering::SeqCst),
                 "ponder-hit" => {
-                    if let Some(budget) = c2.ponder_budget.lock().expect("lock").take() {
-                        match budget {
-                            Some(d) => {
-                                let stop = c2.stop.clone();
-                                std::thread::spawn(move || {
-                                    std::thread::sleep(d);
-                                    stop.store(true, Ordering::SeqCst);
-                                });
-                            }
-                            None => {}
-                        }
+                    if let Some(Some(d)) = c2.ponder_budget.lock().expect("lock").take() {
+                        let stop = c2.stop.clone();
+                        std::thread::spawn(move || {
+                            std::thread::sleep(d);
+                            stop.store(true, Ordering::SeqCst);
+                        });
                     }
                 }
                 _ => {}

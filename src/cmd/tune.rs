@@ -188,7 +188,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             file.lock().expect("lock").write_all(text.as_bytes())?;
             bar.inc(1);
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if bar.is_hidden() && k % 100 == 0 {
+            if bar.is_hidden() && k.is_multiple_of(100) {
                 eprintln!("tune: {k}/{} games", todo.len());
             }
             Ok(())
@@ -224,10 +224,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "tune: {} positions, K = {k:.1}, mean squared error {before:.5} (hand) -> {after:.5} (fitted)",
         samples.len()
     );
-    for i in 0..N_FEATURES {
+    for (i, name) in FEATURE_NAMES.iter().enumerate() {
         eprintln!(
             "  {:<14} opening {:>5} -> {:>5}   endgame {:>5} -> {:>5}",
-            FEATURE_NAMES[i],
+            name,
             Weights::hand().opening[i],
             w.opening[i],
             Weights::hand().endgame[i],
@@ -292,8 +292,8 @@ fn fit(samples: &[Sample], start: Weights, iterations: usize) -> (Weights, f32, 
                     let e: f32 = x.f.iter().zip(&w).map(|(a, b)| a * b).sum();
                     let p = 1.0 / (1.0 + (-e / k).exp());
                     let d = -2.0 * (x.y - p) * p * (1.0 - p) / k;
-                    for j in 0..2 * N_FEATURES {
-                        acc[j] += d * x.f[j];
+                    for (a, fj) in acc.iter_mut().zip(&x.f) {
+                        *a += d * fj;
                     }
                     acc
                 },

@@ -526,7 +526,7 @@ fn delta(b: &[u8], groups: usize, i: usize) -> u32 {
 fn block_bounds(b: &[u8], groups: usize, i: usize) -> (u32, u32) {
     let g = i / GROUP_BLOCKS;
     let base = group_base(b, g);
-    let end_base = if (i + 1) % GROUP_BLOCKS == 0 {
+    let end_base = if (i + 1).is_multiple_of(GROUP_BLOCKS) {
         group_base(b, g + 1)
     } else {
         base

@@ -107,6 +107,8 @@ const fn binom_rows() -> [[u32; 8]; 34] {
 fn colex_rank_in(set: u32, universe: u32) -> u64 {
     let mut r = 0u64;
     let mut s = set;
+    // `i` is the binomial's lower term, not a walk over `BINOM_ROWS`.
+    #[allow(clippy::needless_range_loop)]
     for i in 1..3 {
         let low = s & s.wrapping_neg();
         let pos = (universe & low.wrapping_sub(1)).count_ones();

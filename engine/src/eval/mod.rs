@@ -58,9 +58,9 @@ impl Weights {
         let ph = phase(pos);
         let mut o = 0;
         let mut e = 0;
-        for i in 0..N_FEATURES {
-            o += f[i] * self.opening[i];
-            e += f[i] * self.endgame[i];
+        for ((x, wo), we) in f.iter().zip(&self.opening).zip(&self.endgame) {
+            o += x * wo;
+            e += x * we;
         }
         (o * ph + e * (PHASE_MAX - ph)) / PHASE_MAX
     }

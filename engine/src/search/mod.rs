@@ -298,7 +298,7 @@ impl Searcher {
             .unwrap_or(MAX_PLY as u32 - 8)
             .clamp(1, MAX_PLY as u32 - 8);
         let step = self.options.step.clamp(1, 2);
-        let mut depth = if step == 2 && max_depth % 2 == 0 {
+        let mut depth = if step == 2 && max_depth.is_multiple_of(2) {
             2
         } else {
             1
@@ -408,7 +408,7 @@ impl Searcher {
             self.pop();
             out.push((*m, s));
         }
-        out.sort_by(|a, b| b.1.cmp(&a.1));
+        out.sort_by_key(|m| std::cmp::Reverse(m.1));
         out
     }
 
@@ -479,7 +479,7 @@ impl Searcher {
 
     #[inline]
     fn check_limits(&mut self) {
-        if self.nodes % PROGRESS_EVERY == 0 {
+        if self.nodes.is_multiple_of(PROGRESS_EVERY) {
             if self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
                 self.aborted = true;
             } else if let Some(d) = self.deadline {

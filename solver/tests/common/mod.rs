@@ -24,8 +24,8 @@ impl Reference {
         let mut children: Vec<Vec<usize>> = Vec::new();
         for s in starts {
             let p = parse_fen(s).expect("test FEN");
-            if !id.contains_key(&p) {
-                id.insert(p, order.len());
+            if let std::collections::hash_map::Entry::Vacant(e) = id.entry(p) {
+                e.insert(order.len());
                 order.push(p);
             }
         }
