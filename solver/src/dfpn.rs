@@ -158,11 +158,12 @@ struct Child {
     /// result tagged with a repetition of the current path).
     fixed: Option<Pn>,
     /// Its numbers: from the table when the node was expanded, then what
-    /// its search returned last. Not read from the table at every step: a
-    /// sibling's search may change its entry through a transposition, but
-    /// that costs at most a visit of the child that finds the entry
-    /// settled (on the bench positions, not one node: the same node
-    /// counts as with a table read per child and step).
+    /// its search returned last. Not read from the table at every step:
+    /// a sibling's search may change the child's entry through a
+    /// transposition, but stale numbers only steer which child is
+    /// searched next (a child settled meanwhile is found settled by the
+    /// first node of its search). On the bench positions the node counts
+    /// are the same as with a table read per child and step.
     last: Pn,
     /// Its evaluation for its mover (children are searched lowest first).
     score: i32,
