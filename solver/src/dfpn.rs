@@ -283,6 +283,9 @@ impl<'a> Dfpn<'a> {
             Some(k) => Pn::from_res(Res::repetition(t, k)),
             None => match self.leaves.classify(&root, t) {
                 Some((s, _)) => {
+                    // The root is one node even when it is a leaf, as in
+                    // alpha-beta; a leaf is settled whatever the budget.
+                    let _ = self.budget.tick(self.cfg.limits);
                     let pn = Pn::from_res(Res::plain(s));
                     self.store(root, t, pn, 1, None);
                     pn
