@@ -281,12 +281,11 @@ impl<'a> Dfpn<'a> {
         let ply = prefix.len();
         let pn = match prefix.iter().position(|p| *p == root) {
             Some(k) => Pn::from_res(Res::repetition(t, k)),
-            None => match self.leaves.classify(&root, t) {
-                Some((s, _)) => {
+            None => match self.leaf(&root, t) {
+                Some(pn) => {
                     // The root is one node even when it is a leaf, as in
                     // alpha-beta; a leaf is settled whatever the budget.
                     let _ = self.budget.tick(self.cfg.limits);
-                    let pn = Pn::from_res(Res::plain(s));
                     self.store(root, t, pn, 1, None);
                     pn
                 }
@@ -297,6 +296,15 @@ impl<'a> Dfpn<'a> {
             res: pn.res(),
             best: self.best_move(&root, t),
         }
+    }
+
+    /// The numbers of `pos` when the databases or the store settle it for
+    /// a mover with threshold `t`: the one leaf check of the root
+    /// ([`Dfpn::prove`]) and of every child ([`Dfpn::expand`]).
+    fn leaf(&self, pos: &Position, t: Value) -> Option<Pn> {
+        self.leaves
+            .classify(pos, t)
+            .map(|(s, _)| Pn::from_res(Res::plain(s)))
     }
 
     fn lookup(&self, pos: &Position, t: Value) -> Option<Pn> {
@@ -480,14 +488,13 @@ impl<'a> Dfpn<'a> {
             } else {
                 irrev
             };
-            let mut fixed = None;
-            if let Some(k) = (cirrev..=ply).find(|&k| self.path[k] == child) {
-                fixed = Some(Pn::from_res(Res::repetition(ct, k)));
+            let fixed = if let Some(k) = (cirrev..=ply).find(|&k| self.path[k] == child) {
+                Some(Pn::from_res(Res::repetition(ct, k)))
             } else if child.is_terminal() {
-                fixed = Some(Pn::new(INF, 0));
-            } else if let Some((s, _)) = self.leaves.classify(&child, ct) {
-                fixed = Some(Pn::from_res(Res::plain(s)));
-            }
+                Some(Pn::new(INF, 0))
+            } else {
+                self.leaf(&child, ct)
+            };
             let score = evaluate(&child);
             let last = match fixed {
                 Some(v) => v,
