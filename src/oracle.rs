@@ -1,7 +1,8 @@
 //! Where commands get their exact-value sources: the endgame databases
 //! (built on first use) and, later, the proof store.
 
-use engine::egdb::{default_dir, ensure};
+use engine::egdb::slice::slices_with;
+use engine::egdb::{default_dir, ensure, Egdb};
 use engine::{NoOracle, Oracle};
 use std::sync::Arc;
 
@@ -13,7 +14,8 @@ use std::sync::Arc;
 const DEFAULT_UNPACK_MIB: u64 = 64;
 
 /// The endgame databases up to `pieces` pieces as an [`Oracle`], built
-/// first if missing (with progress bars) in the default folder
+/// first if missing (with progress bars; not with `CHECKERS_EGDB_BUILD=no`,
+/// see [`build_missing`]) in the default folder
 /// (`$CHECKERS_EGDB`, else `$HOME/.cache/checkers/egdb`). `0` means no
 /// databases. Larger slices present in the folder are not used: a result
 /// obtained with `--egdb-pieces N` depends on the N-piece databases only.
@@ -26,12 +28,45 @@ pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {
         return Ok(Arc::new(NoOracle));
     }
     let budget = unpack_budget()?;
+    let build = build_missing()?;
     let dir = default_dir();
-    let progress = crate::cmd::egdb::BarProgress::new();
-    let mut db = ensure(&dir, pieces, &progress)?;
+    let mut db = if build {
+        ensure(&dir, pieces, &crate::cmd::egdb::BarProgress::new())?
+    } else {
+        Egdb::open(&dir)?
+    };
     db.limit_pieces(pieces);
+    if !build {
+        let missing = (2..=pieces)
+            .flat_map(slices_with)
+            .filter(|s| !db.has(s))
+            .count();
+        if missing > 0 {
+            eprintln!(
+                "{}: {missing} slices of up to {pieces} pieces are not built \
+                 (CHECKERS_EGDB_BUILD=no): their positions are unknown to the searches",
+                dir.display()
+            );
+        }
+    }
     db.unpack(budget)?;
     Ok(Arc::new(db))
+}
+
+/// Whether missing slices are built before use: `$CHECKERS_EGDB_BUILD`
+/// is `missing` (the default) or `no`. With `no`, the slices present are
+/// used as they are and a missing one is unknown to every search (sound:
+/// an unknown leaf never proves anything): for a folder whose larger
+/// piece count is still being built, here or slice by slice on a cluster
+/// (`egdb build --slice`).
+fn build_missing() -> anyhow::Result<bool> {
+    match std::env::var("CHECKERS_EGDB_BUILD") {
+        Err(std::env::VarError::NotPresent) => Ok(true),
+        Ok(v) if v == "missing" => Ok(true),
+        Ok(v) if v == "no" => Ok(false),
+        Ok(v) => anyhow::bail!("CHECKERS_EGDB_BUILD={v:?}: expected `missing` or `no`"),
+        Err(e) => anyhow::bail!("CHECKERS_EGDB_BUILD: {e}"),
+    }
 }
 
 /// Bytes of `$CHECKERS_EGDB_MEMORY` (given in MiB).

@@ -73,6 +73,38 @@ fn a_bad_memory_budget_is_refused_before_anything_is_built() {
     assert!(!dir.exists(), "nothing is built");
 }
 
+#[test]
+fn without_building_missing_slices_are_unknown_leaves() {
+    // An empty database folder and CHECKERS_EGDB_BUILD=no: nothing is
+    // built, the user is told how many slices are missing, and the win
+    // is still proved from the rules (a missing slice is an unknown leaf).
+    let tmp = common::temp_dir("nobuild");
+    let run = |value: &str| {
+        Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args(["solve", "W:WK1,K3:BK32", "--egdb-pieces", "3"])
+            .args(["--solver", "dfpn", "--question", "win", "--json"])
+            .env("CHECKERS_EGDB", tmp.path())
+            .env("CHECKERS_EGDB_BUILD", value)
+            .output()
+            .expect("run checkers")
+    };
+    let out = run("no");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("up to 3 pieces are not built"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["result"], "win");
+    assert_eq!(v["proofs"][0]["verified"], true);
+    let files = std::fs::read_dir(tmp.path()).unwrap().count();
+    assert_eq!(files, 0, "nothing is built");
+    // Anything but `missing` or `no` is refused, before anything is built.
+    let out = run("sometimes");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CHECKERS_EGDB_BUILD"), "{err}");
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+}
+
 /// `checkers solve --store STORE --json` of a small king ending (a win
 /// settled in a few thousand nodes), as JSON.
 fn solve_small_into(store: &std::path::Path) -> serde_json::Value {
