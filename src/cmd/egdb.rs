@@ -6,12 +6,14 @@ use engine::egdb::build::{build_one, ensure_slice, same_size_closure, SliceStats
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
 use engine::egdb::probe::Source;
+use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
 use engine::egdb::verify::verify_slice;
-use engine::egdb::{default_dir, ensure, BuildProgress, Egdb, EgdbError};
+use engine::egdb::{default_dir, ensure, ensure_reachable, BuildProgress, Egdb, EgdbError};
 use engine::notation::fen::parse_fen;
 use engine::{Oracle, Position};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -80,6 +82,12 @@ struct BuildArgs {
     /// slice of fewer pieces, and the slices of its size it reads).
     #[arg(long, requires = "slice")]
     with_deps: bool,
+    /// Of the slices of exactly --pieces pieces, build only those a game
+    /// from this position may enter (and those they read); every slice of
+    /// fewer pieces is built. Repeatable. Use the result with
+    /// CHECKERS_EGDB_BUILD=no, so that a command does not build the rest.
+    #[arg(long = "for", value_name = "FEN", conflicts_with = "slice")]
+    for_fens: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -90,6 +98,9 @@ struct SlicesArgs {
     /// Only the largest K slices.
     #[arg(long)]
     largest: Option<usize>,
+    /// Only the slices a game from this position may enter (repeatable).
+    #[arg(long = "for", value_name = "FEN")]
+    for_fens: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -288,6 +299,24 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
                 s,
                 t.elapsed().as_secs_f64()
             );
+        } else if !a.for_fens.is_empty() {
+            let n = a.pieces.expect("clap requires --pieces without --slice");
+            anyhow::ensure!(
+                (2..=MAX_PIECES).contains(&n),
+                "--pieces must be 2 to {MAX_PIECES}"
+            );
+            let positions = parse_fens(&a.for_fens)?;
+            let db = ensure_reachable(&dir, &positions, n, &progress)?;
+            let reached = reachable_union(&positions, n);
+            eprintln!(
+                "{}: all slices up to {} pieces and the {} of {n} pieces reachable from the \
+                 given positions present ({} files) after {:.1} s",
+                dir.display(),
+                n - 1,
+                reached.len(),
+                db.slices().len(),
+                t.elapsed().as_secs_f64()
+            );
         } else {
             let n = a.pieces.expect("clap requires --pieces without --slice");
             anyhow::ensure!(n >= 2, "--pieces must be at least 2");
@@ -315,10 +344,12 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
             .map(|k| TableIndex::new(k).size())
             .sum()
     };
-    let mut all: Vec<(SliceKey, u64)> = engine::egdb::slice::slices_with(a.pieces)
-        .into_iter()
-        .map(|s| (s, size(&s)))
-        .collect();
+    let listed = if a.for_fens.is_empty() {
+        engine::egdb::slice::slices_with(a.pieces)
+    } else {
+        reachable_union(&parse_fens(&a.for_fens)?, a.pieces)
+    };
+    let mut all: Vec<(SliceKey, u64)> = listed.into_iter().map(|s| (s, size(&s))).collect();
     let total: u64 = all.iter().map(|x| x.1).sum();
     println!(
         "{} slices of {} pieces, {} positions (Black to move)",
@@ -344,6 +375,26 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The positions of `fens`; a bad one is an error naming it.
+fn parse_fens(fens: &[String]) -> anyhow::Result<Vec<Position>> {
+    fens.iter()
+        .map(|f| parse_fen(f).with_context(|| format!("bad FEN {f:?}")))
+        .collect()
+}
+
+/// The slices of `pieces` pieces a game from one of `positions` may
+/// enter, each once, in build order.
+fn reachable_union(positions: &[Position], pieces: u32) -> Vec<SliceKey> {
+    let reached: HashSet<SliceKey> = positions
+        .iter()
+        .flat_map(|p| reachable_slices(p, pieces))
+        .collect();
+    engine::egdb::slice::slices_with(pieces)
+        .into_iter()
+        .filter(|s| reached.contains(s))
+        .collect()
 }
 
 fn probe(a: ProbeArgs) -> anyhow::Result<()> {

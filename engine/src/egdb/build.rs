@@ -30,13 +30,15 @@ use super::codec;
 use super::file::{self, Counts, SliceFile};
 use super::index::{lead_rank, TableIndex, TableKey, MAX_PIECES};
 use super::probe::Egdb;
-use super::slice::{all_slices, SliceKey};
+use super::reach::reachable_slices;
+use super::slice::{all_slices, slices_with, SliceKey};
 use super::EgdbError;
 use crate::board::{Color, Position};
 use crate::geometry::{NEIGHBOUR, NONE};
 use crate::moves::MoveList;
 use crate::value::Value;
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
@@ -495,10 +497,41 @@ pub fn ensure_slice(
     slice: SliceKey,
     progress: &dyn BuildProgress,
 ) -> Result<Egdb, EgdbError> {
-    let mut db = ensure(dir, slice.pieces() - 1, progress)?;
-    let todo: Vec<SliceKey> = same_size_closure(slice)
+    ensure_some(dir, slice.pieces(), &[slice], progress)
+}
+
+/// Builds every slice of fewer than `pieces` pieces, then the slices of
+/// `pieces` pieces that a game from one of `positions` may enter
+/// ([`reachable_slices`]) with the slices of their size they read,
+/// skipping what is present (resumable like [`ensure`]). Returns the
+/// opened databases. Positions of fewer pieces need none.
+pub fn ensure_reachable(
+    dir: &Path,
+    positions: &[Position],
+    pieces: u32,
+    progress: &dyn BuildProgress,
+) -> Result<Egdb, EgdbError> {
+    let wanted: Vec<SliceKey> = positions
+        .iter()
+        .flat_map(|p| reachable_slices(p, pieces))
+        .collect();
+    ensure_some(dir, pieces, &wanted, progress)
+}
+
+/// [`ensure`] up to `pieces - 1` pieces, then `wanted` (slices of
+/// `pieces` pieces) and the slices of their size they read, in build
+/// order.
+fn ensure_some(
+    dir: &Path,
+    pieces: u32,
+    wanted: &[SliceKey],
+    progress: &dyn BuildProgress,
+) -> Result<Egdb, EgdbError> {
+    let mut db = ensure(dir, pieces - 1, progress)?;
+    let need: HashSet<SliceKey> = wanted.iter().flat_map(|&s| same_size_closure(s)).collect();
+    let todo: Vec<SliceKey> = slices_with(pieces)
         .into_iter()
-        .filter(|s| !db.has(s))
+        .filter(|s| need.contains(s) && !db.has(s))
         .collect();
     let of = todo.len();
     for (i, s) in todo.into_iter().enumerate() {

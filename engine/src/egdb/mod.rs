@@ -25,11 +25,12 @@ pub mod codec;
 pub mod file;
 pub mod index;
 pub mod probe;
+pub mod reach;
 pub mod slice;
 pub mod unpacked;
 pub mod verify;
 
-pub use build::{ensure, BuildProgress, NoProgress};
+pub use build::{ensure, ensure_reachable, BuildProgress, NoProgress};
 pub use probe::Egdb;
 pub use slice::SliceKey;
 

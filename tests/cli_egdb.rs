@@ -1,0 +1,91 @@
+//! `checkers egdb build|slices --for FEN`: only the slices of the top piece
+//! count that a game from the position may enter.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::process::{Command, Output};
+
+const FEN: &str = "W:WK19,K23:B12,K28";
+
+fn egdb(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .arg("egdb")
+        .args(args)
+        .arg("--dir")
+        .arg(dir)
+        .output()
+        .expect("run checkers")
+}
+
+#[test]
+fn a_build_for_a_position_builds_the_slices_it_can_reach() {
+    let tmp = common::temp_dir("egdb-for");
+    let dir = tmp.path();
+    let out = egdb(dir, &["build", "--pieces", "4", "--for", FEN]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let built: BTreeSet<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    let slices = |pieces: &str, for_fen: Option<&str>| -> BTreeSet<String> {
+        let mut args = vec!["slices", "--pieces", pieces];
+        if let Some(f) = for_fen {
+            args.extend(["--for", f]);
+        }
+        let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args(["egdb"])
+            .args(&args)
+            .output()
+            .expect("run checkers");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .skip(2)
+            .map(|l| format!("{}.egdb", l.split_whitespace().next().unwrap()))
+            .collect()
+    };
+    // Every slice of 2 and 3 pieces; of 4, exactly those listed for the
+    // position (Black's man on 12 never leads below rank 2; White has
+    // only kings), which are far fewer than all.
+    for small in ["2", "3"] {
+        assert!(slices(small, None).is_subset(&built), "{small} pieces");
+    }
+    let four: BTreeSet<String> = built
+        .difference(&slices("2", None))
+        .filter(|f| !slices("3", None).contains(*f))
+        .cloned()
+        .collect();
+    let listed = slices("4", Some(FEN));
+    assert_eq!(four, listed);
+    for name in ["1m1k@2-0m2k.egdb", "1m1k@6-0m2k.egdb", "0m2k-0m2k.egdb"] {
+        assert!(listed.contains(name), "{name} in {listed:?}");
+    }
+    for name in ["1m1k@1-0m2k.egdb", "2m0k@2-0m2k.egdb", "1m1k@2-1m1k@2.egdb"] {
+        assert!(!listed.contains(name), "{name} in {listed:?}");
+    }
+    assert!(listed.len() * 10 < slices("4", None).len(), "{listed:?}");
+    // The databases answer the position.
+    let out = egdb(dir, &["probe", FEN]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("win"));
+}
+
+#[test]
+fn a_bad_position_is_named_and_nothing_is_built() {
+    let tmp = common::temp_dir("egdb-for-bad");
+    let dir = tmp.path().join("egdb");
+    let out = egdb(&dir, &["build", "--pieces", "4", "--for", "W:WK99:B1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("W:WK99:B1"), "{err}");
+    assert!(!dir.exists());
+}
