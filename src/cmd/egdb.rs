@@ -13,7 +13,6 @@ use engine::egdb::{default_dir, ensure, ensure_reachable, BuildProgress, Egdb, E
 use engine::notation::fen::parse_fen;
 use engine::{Oracle, Position};
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::HashSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -307,7 +306,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
             );
             let positions = parse_fens(&a.for_fens)?;
             let db = ensure_reachable(&dir, &positions, n, &progress)?;
-            let reached = reachable_union(&positions, n);
+            let reached = reachable_slices(&positions, n);
             eprintln!(
                 "{}: all slices up to {} pieces and the {} of {n} pieces reachable from the \
                  given positions present ({} files) after {:.1} s",
@@ -347,7 +346,7 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
     let listed = if a.for_fens.is_empty() {
         engine::egdb::slice::slices_with(a.pieces)
     } else {
-        reachable_union(&parse_fens(&a.for_fens)?, a.pieces)
+        reachable_slices(&parse_fens(&a.for_fens)?, a.pieces)
     };
     let mut all: Vec<(SliceKey, u64)> = listed.into_iter().map(|s| (s, size(&s))).collect();
     let total: u64 = all.iter().map(|x| x.1).sum();
@@ -381,19 +380,6 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
 fn parse_fens(fens: &[String]) -> anyhow::Result<Vec<Position>> {
     fens.iter()
         .map(|f| parse_fen(f).with_context(|| format!("bad FEN {f:?}")))
-        .collect()
-}
-
-/// The slices of `pieces` pieces a game from one of `positions` may
-/// enter, each once, in build order.
-fn reachable_union(positions: &[Position], pieces: u32) -> Vec<SliceKey> {
-    let reached: HashSet<SliceKey> = positions
-        .iter()
-        .flat_map(|p| reachable_slices(p, pieces))
-        .collect();
-    engine::egdb::slice::slices_with(pieces)
-        .into_iter()
-        .filter(|s| reached.contains(s))
         .collect()
 }
 

@@ -511,11 +511,7 @@ pub fn ensure_reachable(
     pieces: u32,
     progress: &dyn BuildProgress,
 ) -> Result<Egdb, EgdbError> {
-    let wanted: Vec<SliceKey> = positions
-        .iter()
-        .flat_map(|p| reachable_slices(p, pieces))
-        .collect();
-    ensure_some(dir, pieces, &wanted, progress)
+    ensure_some(dir, pieces, &reachable_slices(positions, pieces), progress)
 }
 
 /// [`ensure`] up to `pieces - 1` pieces, then `wanted` (slices of

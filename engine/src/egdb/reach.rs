@@ -17,22 +17,32 @@ use crate::board::Position;
 /// Highest rank of a man (the next row promotes).
 const TOP_RANK: u8 = 6;
 
-/// The slices of exactly `pieces` pieces that a game from `pos` (either
-/// side to move) may enter, in build order ([`slices_with`]'s).
-pub fn reachable_slices(pos: &Position, pieces: u32) -> Vec<SliceKey> {
-    let (b, w, k, _) = pos.parts();
-    let black = SideNow::new(ranks(b & !k, |bit| bit / 4), (b & k).count_ones());
-    let white = SideNow::new(ranks(w & !k, |bit| (31 - bit) / 4), (w & k).count_ones());
+/// The slices of exactly `pieces` pieces that a game from one of
+/// `positions` (either side to move) may enter, in build order
+/// ([`slices_with`]'s).
+pub fn reachable_slices(positions: &[Position], pieces: u32) -> Vec<SliceKey> {
+    let sides: Vec<(SideNow, SideNow)> = positions.iter().map(sides_now).collect();
     slices_with(pieces)
         .into_iter()
         .filter(|s| {
             s.tables().into_iter().any(|t: TableKey| {
                 // Either colour may be the one whose material is `t.black`.
-                (black.may_become(t.black) && white.may_become(t.white))
-                    || (white.may_become(t.black) && black.may_become(t.white))
+                sides.iter().any(|(black, white)| {
+                    (black.may_become(t.black) && white.may_become(t.white))
+                        || (white.may_become(t.black) && black.may_become(t.white))
+                })
             })
         })
         .collect()
+}
+
+/// Black's and White's material in `pos`.
+fn sides_now(pos: &Position) -> (SideNow, SideNow) {
+    let (b, w, k, _) = pos.parts();
+    (
+        SideNow::new(ranks(b & !k, |bit| bit / 4), (b & k).count_ones()),
+        SideNow::new(ranks(w & !k, |bit| (31 - bit) / 4), (w & k).count_ones()),
+    )
 }
 
 /// The ranks (own frame) of the men on `men`, lowest first; `rank` maps a
@@ -97,7 +107,8 @@ mod tests {
         for fen in starts {
             let start = parse_fen(fen).unwrap();
             let n = start.piece_count();
-            let listed: Vec<Vec<SliceKey>> = (2..n).map(|p| reachable_slices(&start, p)).collect();
+            let listed: Vec<Vec<SliceKey>> =
+                (2..n).map(|p| reachable_slices(&[start], p)).collect();
             for _ in 0..400 {
                 let mut p = start;
                 for _ply in 0..200 {
@@ -129,7 +140,7 @@ mod tests {
     #[test]
     fn a_king_ending_reaches_only_king_slices() {
         let p = parse_fen("B:WK3,K4,K12,K29:BK1,K9,K10,K11,K24").unwrap();
-        let names: Vec<String> = reachable_slices(&p, 7).iter().map(|s| s.name()).collect();
+        let names: Vec<String> = reachable_slices(&[p], 7).iter().map(|s| s.name()).collect();
         assert_eq!(names, ["0m4k-0m3k", "0m5k-0m2k"]);
     }
 
@@ -138,7 +149,7 @@ mod tests {
         // Black's men on 3 and 11 stand on ranks 0 and 2; White's man on
         // 30 on rank 0 of White's frame.
         let p = parse_fen("B:W30:B3,11").unwrap();
-        let two_men: Vec<SliceKey> = reachable_slices(&p, 3)
+        let two_men: Vec<SliceKey> = reachable_slices(&[p], 3)
             .into_iter()
             .filter(|s| s.tables().iter().any(|t| t.black.men == 2))
             .collect();
@@ -148,7 +159,7 @@ mod tests {
             assert!(t.black.lead >= 2, "{s}");
         }
         // Never more men than now, nor more pieces than now on a side.
-        for s in reachable_slices(&p, 3) {
+        for s in reachable_slices(&[p], 3) {
             for t in s.tables() {
                 let sides = [t.black, t.white];
                 assert!(sides.iter().all(|x| x.pieces() <= 2), "{s}");
