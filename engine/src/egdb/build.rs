@@ -473,20 +473,34 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
 /// or through each other ([`SliceKey::reads`]), and `slice` itself, in
 /// build order.
 pub fn same_size_closure(slice: SliceKey) -> Vec<SliceKey> {
-    let all = super::slice::slices_with(slice.pieces());
-    let mut need = vec![slice];
-    let mut i = 0;
-    while i < need.len() {
-        let cur = need[i];
+    let need = closure(&[slice], |_| true);
+    slices_with(slice.pieces())
+        .into_iter()
+        .filter(|s| need.contains(s))
+        .collect()
+}
+
+/// `seeds` (slices of one piece count) with the slices of their size
+/// they read, directly or through each other, following only the slices
+/// for which `follow` holds (the seeds are kept either way).
+fn closure(seeds: &[SliceKey], follow: impl Fn(&SliceKey) -> bool) -> HashSet<SliceKey> {
+    let Some(first) = seeds.first() else {
+        return HashSet::new();
+    };
+    let all = slices_with(first.pieces());
+    let mut need: HashSet<SliceKey> = seeds.iter().copied().collect();
+    let mut queue: Vec<SliceKey> = seeds.iter().copied().filter(|s| follow(s)).collect();
+    while let Some(cur) = queue.pop() {
         for d in &all {
-            if cur.reads(d) && d.pieces() == slice.pieces() && !need.contains(d) {
-                need.push(*d);
+            if !need.contains(d) && cur.reads(d) {
+                need.insert(*d);
+                if follow(d) {
+                    queue.push(*d);
+                }
             }
         }
-        i += 1;
     }
-    // `all` is in build order.
-    all.into_iter().filter(|s| need.contains(s)).collect()
+    need
 }
 
 /// Builds `slice` with everything it needs: every slice of fewer pieces,
@@ -514,9 +528,9 @@ pub fn ensure_reachable(
     ensure_some(dir, pieces, &reachable_slices(positions, pieces), progress)
 }
 
-/// [`ensure`] up to `pieces - 1` pieces, then `wanted` (slices of
-/// `pieces` pieces) and the slices of their size they read, in build
-/// order.
+/// [`ensure`] up to `pieces - 1` pieces, then the missing ones of
+/// `wanted` (slices of `pieces` pieces) and of the slices of their size
+/// they read, in build order.
 fn ensure_some(
     dir: &Path,
     pieces: u32,
@@ -524,7 +538,9 @@ fn ensure_some(
     progress: &dyn BuildProgress,
 ) -> Result<Egdb, EgdbError> {
     let mut db = ensure(dir, pieces - 1, progress)?;
-    let need: HashSet<SliceKey> = wanted.iter().flat_map(|&s| same_size_closure(s)).collect();
+    // A present slice was built after what it reads: only the missing
+    // ones need their dependencies looked up.
+    let need = closure(wanted, |s| !db.has(s));
     let todo: Vec<SliceKey> = slices_with(pieces)
         .into_iter()
         .filter(|s| need.contains(s) && !db.has(s))
@@ -580,4 +596,34 @@ pub fn build_one(
         }
     }
     build_slice(slice, &mut db, progress, 1, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// For every 5-piece slice: the closure holds the slice, every other
+    /// member is read by a member, and whatever a member reads of its size
+    /// is a member; it comes in build order.
+    #[test]
+    fn a_same_size_closure_is_closed_and_minimal() {
+        let all = slices_with(5);
+        for s in &all {
+            let c = same_size_closure(*s);
+            assert!(c.contains(s));
+            for m in &c {
+                assert!(m == s || c.iter().any(|r| r.reads(m)), "{s}: {m}");
+                for d in &all {
+                    assert!(!m.reads(d) || c.contains(d), "{s}: {m} reads {d}");
+                }
+            }
+            let at: Vec<usize> = c
+                .iter()
+                .map(|m| all.iter().position(|x| x == m).unwrap())
+                .collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{s}");
+        }
+        // Some closures are more than the slice itself.
+        assert!(all.iter().any(|s| same_size_closure(*s).len() > 3));
+    }
 }
