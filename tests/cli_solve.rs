@@ -236,3 +236,31 @@ fn a_long_solve_reports_its_work() {
         .unwrap_or_else(|| panic!("no progress line in {stderr:?}"));
     assert!(line.contains("M nodes"), "{line}");
 }
+
+#[test]
+fn trusting_loops_still_gives_verified_proofs() {
+    // A draw half whose proof loops, and a win (where trusted results
+    // are wrong and the check must throw them out).
+    let v = solve_json(&[
+        "W:WK22,K23:BK1,K5",
+        "--solver",
+        "dfpn",
+        "--nodes",
+        "300000",
+        "--trust-loops",
+    ]);
+    assert_eq!(v["result"], ">=draw");
+    assert_eq!(v["proofs"][0]["question"], "draw");
+    assert_eq!(v["proofs"][0]["loops"], true);
+    assert_eq!(v["proofs"][0]["verified"], true);
+    let v = solve_json(&[
+        "B:WK28:BK1,K5",
+        "--solver",
+        "dfpn",
+        "--nodes",
+        "300000",
+        "--trust-loops",
+    ]);
+    assert_eq!(v["result"], "win");
+    assert_eq!(v["proofs"][0]["verified"], true);
+}

@@ -75,6 +75,9 @@ pub struct SolveOptions {
     /// Most positions the retrograde analysis may enumerate
     /// ([`SolverKind::Retro`], [`SolverKind::All`]).
     pub retro_positions: usize,
+    /// Let df-pn build on results that rely on a repetition before they
+    /// are checked ([`crate::dfpn::DfpnConfig::trust`]).
+    pub trust_loops: bool,
 }
 
 impl Default for SolveOptions {
@@ -91,6 +94,7 @@ impl Default for SolveOptions {
             stop: None,
             progress: None,
             retro_positions: 30_000_000,
+            trust_loops: false,
         }
     }
 }
@@ -504,6 +508,7 @@ fn search_here(
         DfpnConfig {
             limits,
             table_entries: opts.table_entries,
+            trust: opts.trust_loops,
             ..DfpnConfig::default()
         },
     );

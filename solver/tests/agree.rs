@@ -7,7 +7,7 @@ mod common;
 use common::{RefOracle, Reference};
 use engine::{NoOracle, Oracle, Position, Value};
 use proofdb::outcome::NoResults;
-use solver::dfpn::{Dfpn, DfpnConfig};
+use solver::dfpn::{Dfpn, DfpnConfig, TrustStats};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
 use solver::{Leaves, Limits, Status};
@@ -20,23 +20,32 @@ fn expected(v: Value, t: Value) -> Status {
     }
 }
 
+/// How a run over a sample searches.
+#[derive(Clone, Copy)]
+struct Run {
+    /// Node budget per solver and question.
+    budget: u64,
+    /// Whether every win and loss must settle.
+    decisive_must_settle: bool,
+    /// Whether df-pn builds on trusted results ([`DfpnConfig::trust`]).
+    trust: bool,
+}
+
 /// Runs both solvers over `sample` with one table each (so results found
 /// for earlier roots are reused for later ones, under other paths), at
 /// both thresholds, and checks every settled answer. Returns the number
-/// of (solver, position, threshold) runs that settled.
+/// of (solver, position, threshold) runs that settled, of runs, and
+/// df-pn's checks of trusted results.
 fn check_all(
     reference: &Reference,
     sample: &[Position],
     oracle: &dyn Oracle,
-    budget: u64,
-    decisive_must_settle: bool,
-) -> (usize, usize) {
+    run: Run,
+) -> (usize, usize, TrustStats) {
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(256 << 20)
-            .spawn_scoped(s, || {
-                check_all_here(reference, sample, oracle, budget, decisive_must_settle)
-            })
+            .spawn_scoped(s, || check_all_here(reference, sample, oracle, run))
             .unwrap()
             .join()
             .unwrap()
@@ -47,9 +56,13 @@ fn check_all_here(
     reference: &Reference,
     sample: &[Position],
     oracle: &dyn Oracle,
-    budget: u64,
-    decisive_must_settle: bool,
-) -> (usize, usize) {
+    run: Run,
+) -> (usize, usize, TrustStats) {
+    let Run {
+        budget,
+        decisive_must_settle,
+        trust,
+    } = run;
     let leaves = Leaves::new(oracle, &NoResults);
     let mut ab = AlphaBeta::new(
         leaves,
@@ -62,6 +75,7 @@ fn check_all_here(
         leaves,
         DfpnConfig {
             limits: Limits::nodes(budget),
+            trust,
             ..DfpnConfig::default()
         },
     );
@@ -108,7 +122,7 @@ fn check_all_here(
             );
         }
     }
-    (settled, total)
+    (settled, total, df.trust_stats())
 }
 
 fn sample(reference: &Reference, step: usize, pieces: u32) -> Vec<Position> {
@@ -128,7 +142,12 @@ fn one_king_against_two_kings_every_position() {
     assert!(s.len() > 10_000, "{} positions", s.len());
     // Every third position to keep the run short; all must settle.
     let s: Vec<Position> = s.into_iter().step_by(7).collect();
-    let (settled, total) = check_all(&r, &s, &NoOracle, 200_000, true);
+    let run = Run {
+        budget: 200_000,
+        decisive_must_settle: true,
+        trust: false,
+    };
+    let (settled, total, _) = check_all(&r, &s, &NoOracle, run);
     let draws_in_sample = s.iter().filter(|p| r.values[*p] == Value::Draw).count();
     // Wins and losses always settle; draws need a closed set of positions
     // proved without databases, which is what the budget limits.
@@ -153,12 +172,40 @@ fn two_kings_each_sampled_with_shared_tables() {
     // Every decisive position settles; draws need a closed set proved
     // without databases and may stay open (about 40% of runs settle on a
     // 1-in-997 sample).
-    let (settled, total) = check_all(&r, &s, &NoOracle, 300_000, true);
+    let run = Run {
+        budget: 300_000,
+        decisive_must_settle: true,
+        trust: false,
+    };
+    let (settled, total, _) = check_all(&r, &s, &NoOracle, run);
     eprintln!("2K v 2K: {settled} of {total} runs settled");
     assert!(
         settled * 4 >= total,
         "a quarter of the runs settle: {settled} of {total}"
     );
+}
+
+/// df-pn building on results that relied on a repetition, with one table
+/// for the whole sample: every answer must still be right, and the
+/// sample must make the checks both confirm and reopen trusted results
+/// (so that both ways out of a check are exercised).
+#[test]
+fn trusted_results_never_give_a_wrong_answer() {
+    let r = Reference::solve(&["W:WK14,K15:BK22,K23", "B:WK14,K15:BK22,K23"]);
+    let s = sample(&r, 4999, 4);
+    let run = Run {
+        budget: 300_000,
+        decisive_must_settle: true,
+        trust: true,
+    };
+    let (settled, total, stats) = check_all(&r, &s, &NoOracle, run);
+    eprintln!("2K v 2K, trusting: {settled} of {total} runs settled; {stats:?}");
+    assert!(
+        settled * 4 >= total,
+        "a quarter of the runs settle: {settled} of {total}"
+    );
+    assert!(stats.held > 0 && stats.held < stats.checks, "{stats:?}");
+    assert!(stats.confirmed > 0 && stats.reopened > 0, "{stats:?}");
 }
 
 #[test]
@@ -175,7 +222,12 @@ fn kings_and_men_with_a_reference_oracle_below() {
         max_pieces: 3,
     };
     let s = sample(&r, 1511, 4);
-    let (settled, total) = check_all(&r, &s, &oracle, 300_000, false);
+    let run = Run {
+        budget: 300_000,
+        decisive_must_settle: false,
+        trust: false,
+    };
+    let (settled, total, _) = check_all(&r, &s, &oracle, run);
     eprintln!("2K v K+M: {settled} of {total} runs settled");
     assert!(
         settled * 2 >= total,

@@ -101,6 +101,11 @@ pub struct Args {
     /// value.
     #[arg(long, default_value_t = 30_000_000)]
     pub retro_positions: usize,
+    /// Let df-pn build on results that rely on a repetition before they
+    /// are checked (faster proofs of draws in king endings, slower
+    /// wins; the results stay sound: see solver::dfpn)
+    #[arg(long)]
+    pub trust_loops: bool,
     /// Proof store: its results are leaves of the search, and every
     /// settled result is written to it with its verified proof trees.
     #[arg(long, value_name = "FILE", conflicts_with = "no_proof")]
@@ -184,6 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stop: Some(stop),
         progress: Some(work),
         retro_positions: args.retro_positions,
+        trust_loops: args.trust_loops,
     };
     // A batch prints as it goes: on a shared terminal, log lines only.
     let report = WorkReport::start(

@@ -11,23 +11,36 @@
 //! Repetitions: a child that repeats a position of the current path is a
 //! draw, settled for whichever side a draw serves, and tagged with the
 //! ply of the repeated position. A node settled through such a child
-//! carries the tag up; it is kept in the parent's local child list (never
-//! in the table) until the search returns to the tagged ply, where the
-//! cycle is closed and the result becomes plain.
+//! carries the tag up in the parent's local child list until the search
+//! returns to the tagged ply, where the cycle is closed and the result
+//! becomes plain.
 //!
-//! Such tagged results are also remembered apart, with their proving
-//! move ([`Dfpn::looped`]), never for the search itself (they hold only
-//! on the path that settled them) but for proof extraction, which walks
-//! every position of a proof again and closes its loops itself: without
-//! them it would search each of them again.
+//! A tagged result holds on the path that settled it; elsewhere it may
+//! not (the graph-history interaction). By default it is kept apart with
+//! its proving move ([`Dfpn::looped`]), never for the search itself but
+//! for proof extraction, which walks every position of a proof again and
+//! closes its loops itself: without them it would search each again.
+//!
+//! With [`DfpnConfig::trust`] it goes into the table instead, marked as
+//! held on trust, and so does every result that builds on a trusted one;
+//! the search uses them like any other. Only results for the side a draw
+//! serves can be trusted ones (a repetition never settles a node against
+//! it, and a node is settled against it only by children settled against
+//! it), so a result for the other side is always sound. A root settled
+//! on trust is checked ([`closure`]): the trusted results it rests on
+//! must form a closed set. Those that do are marked sound; the others are
+//! reopened, and the call goes on without trusting.
 
 use crate::budget::{Budget, Limits};
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
+use closure::Look;
 use engine::{Move, MoveList, Position, Value};
 use std::time::Instant;
+
+pub mod closure;
 
 /// Infinite proof or disproof number.
 pub const INF: u32 = u32::MAX;
@@ -47,6 +60,13 @@ pub struct DfpnConfig {
     /// Deepest ply searched; deeper nodes are left open (they look
     /// expensive both ways, so the search turns elsewhere).
     pub max_ply: usize,
+    /// Whether each call builds on results held on trust (see the module
+    /// documentation) until a check of them fails. Where the answer is
+    /// the draw side's (a draw, or "not a win" against a side that only
+    /// draws) this settles king endings in about half the nodes; where
+    /// it is the other side's, the wrong trusted results hide it until
+    /// the first check: First Position's win took 12 times the nodes.
+    pub trust: bool,
 }
 
 impl Default for DfpnConfig {
@@ -56,6 +76,7 @@ impl Default for DfpnConfig {
             table_entries: 8_000_000,
             epsilon: 0.25,
             max_ply: 1000,
+            trust: false,
         }
     }
 }
@@ -63,32 +84,67 @@ impl Default for DfpnConfig {
 /// A table entry.
 #[derive(Clone, Copy, Debug)]
 struct Entry {
-    /// Proof number for the mover, 0..=INF (0: proved plainly).
+    /// Proof number for the mover, 0..=INF (0: proved).
     phi: u32,
-    /// Disproof number for the mover, 0..=INF (0: disproved plainly).
+    /// Disproof number for the mover, 0..=INF (0: disproved).
     delta: u32,
-    /// Nodes spent below this entry, saturating (the garbage collector
-    /// keeps the most worked entries).
+    /// Nodes spent below this entry, saturating at [`WORK_MAX`] (the
+    /// garbage collector keeps the most worked entries), and the
+    /// [`TRUSTED`] bit.
     work: u32,
     /// The proving move of a proved node, or the last move searched.
     best: MoveSlot,
 }
 
 /// A result that held through a repetition of the path it was searched
-/// on (see [`Dfpn::looped`]).
+/// on, kept apart by a search that does not trust (see [`Dfpn::looped`]).
 #[derive(Clone, Copy, Debug)]
 struct Looped {
     status: Status,
     best: Option<Move>,
 }
 
+/// The bit of [`Entry::work`] marking a result held on trust (see the
+/// module documentation).
+const TRUSTED: u32 = 1 << 31;
+/// The largest work count.
+const WORK_MAX: u32 = TRUSTED - 1;
+
+impl Entry {
+    fn work(&self) -> u32 {
+        self.work & WORK_MAX
+    }
+    fn trusted(&self) -> bool {
+        self.work & TRUSTED != 0
+    }
+    fn settled(&self) -> bool {
+        self.phi == 0 || self.delta == 0
+    }
+    /// A trusted result left by a search that trusted, which one that
+    /// does not ignores.
+    fn ignored(&self, trusting: bool) -> bool {
+        !trusting && self.settled() && self.trusted()
+    }
+    fn status(&self) -> Status {
+        if self.phi == 0 {
+            Status::Success
+        } else if self.delta == 0 {
+            Status::Failure
+        } else {
+            Status::Unknown
+        }
+    }
+}
+
 /// Proof numbers of a node with their repetition tag ([`PLAIN`] unless
-/// settled through a repetition on the path).
+/// settled through a repetition on the path) and whether a settled result
+/// rests on one held on trust.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Pn {
     phi: u32,
     delta: u32,
     rep: u16,
+    on_trust: bool,
 }
 
 impl Pn {
@@ -97,6 +153,7 @@ impl Pn {
             phi,
             delta,
             rep: PLAIN,
+            on_trust: false,
         }
     }
     fn from_res(r: Res) -> Pn {
@@ -109,7 +166,15 @@ impl Pn {
             phi,
             delta,
             rep: r.rep,
+            on_trust: false,
         }
+    }
+    fn settled(&self) -> bool {
+        self.phi == 0 || self.delta == 0
+    }
+    /// A settled result the table marks as held on trust.
+    fn trusted(&self) -> bool {
+        self.settled() && (self.rep != PLAIN || self.on_trust)
     }
     fn res(self) -> Res {
         let status = if self.phi == 0 {
@@ -176,6 +241,19 @@ impl Child {
     }
 }
 
+/// What the checks of trusted results ([`closure`]) did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TrustStats {
+    /// Checks made (roots settled on trust).
+    pub checks: u64,
+    /// Checks after which the root's result held.
+    pub held: u64,
+    /// Trusted results found to hold.
+    pub confirmed: u64,
+    /// Trusted results reopened.
+    pub reopened: u64,
+}
+
 /// The result of one [`Dfpn::prove`] call.
 #[derive(Clone, Copy, Debug)]
 pub struct DfpnOutcome {
@@ -190,12 +268,16 @@ pub struct Dfpn<'a> {
     leaves: Leaves<'a>,
     cfg: DfpnConfig,
     tt: Table<Entry>,
-    /// Results tagged with a repetition of their path: at most a quarter
-    /// of `cfg.table_entries`, emptied when full (the latest matter most
-    /// to an extraction, which searches as it goes).
+    /// Results tagged with a repetition of their path by a search that
+    /// does not trust: at most a quarter of `cfg.table_entries`, emptied
+    /// when full (the latest matter most to an extraction, which
+    /// searches as it goes). A table entry keeps its numbers meanwhile.
     looped: Table<Looped>,
     path: Vec<Position>,
     budget: Budget,
+    trust: TrustStats,
+    /// Whether this call builds on trusted results (else it ignores them).
+    trusting: bool,
 }
 
 impl<'a> Dfpn<'a> {
@@ -208,12 +290,19 @@ impl<'a> Dfpn<'a> {
             looped: Table::default(),
             path: Vec::with_capacity(256),
             budget: Budget::default(),
+            trust: TrustStats::default(),
+            trusting: false,
         }
     }
 
     /// Nodes searched so far by this prover (all calls).
     pub fn nodes(&self) -> u64 {
         self.budget.nodes()
+    }
+
+    /// What the checks of trusted results did so far (all calls).
+    pub fn trust_stats(&self) -> TrustStats {
+        self.trust
     }
 
     /// Whether the last call ran out of budget.
@@ -241,14 +330,11 @@ impl<'a> Dfpn<'a> {
         self.cfg.limits.max_nodes = max_nodes;
     }
 
-    /// The plain proved status of `pos` at threshold `t`, if in the table.
+    /// The sound proved status of `pos` at threshold `t`, if in the table
+    /// (not one held on trust).
     pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
         let e = self.tt.get(&Key::new(*pos, t))?;
-        match (e.phi, e.delta) {
-            (0, _) => Some(Status::Success),
-            (_, 0) => Some(Status::Failure),
-            _ => None,
-        }
+        (e.settled() && !e.trusted()).then(|| e.status())
     }
 
     /// The stored best move of `pos` at threshold `t`.
@@ -256,16 +342,16 @@ impl<'a> Dfpn<'a> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
-    /// How `pos` was settled at threshold `t` by a search in which it
-    /// relied on a repetition of its path, with the proving move of a
-    /// success: a hint for proof extraction, never a proof (on another
-    /// path the repetition may not be there). An entry is not removed
-    /// when the position is later settled plainly: ask
-    /// [`Dfpn::proved`] first.
+    /// How the table settles `pos` at threshold `t` on trust (a result
+    /// that relied on a repetition of its search path, or on another
+    /// trusted result), with the proving move of a success: a hint for
+    /// proof extraction, never a proof.
     pub fn looped(&self, pos: &Position, t: Value) -> Option<(Status, Option<Move>)> {
-        self.looped
-            .get(&Key::new(*pos, t))
-            .map(|l| (l.status, l.best))
+        let key = Key::new(*pos, t);
+        match self.tt.get(&key) {
+            Some(e) if e.settled() && e.trusted() => Some((e.status(), e.best.get())),
+            _ => self.looped.get(&key).map(|l| (l.status, l.best)),
+        }
     }
 
     /// Does the mover of `root` reach threshold `t`? `prefix` holds the
@@ -276,6 +362,7 @@ impl<'a> Dfpn<'a> {
     /// `cfg.limits.max_nodes` nodes from this call on.
     pub fn prove(&mut self, root: Position, t: Value, prefix: &[Position]) -> DfpnOutcome {
         self.budget.begin();
+        self.trusting = self.cfg.trust;
         self.path.clear();
         self.path.extend_from_slice(prefix);
         let ply = prefix.len();
@@ -289,7 +376,24 @@ impl<'a> Dfpn<'a> {
                     self.store(root, t, pn, 1, None);
                     pn
                 }
-                None => self.mid(root, t, INF, INF, ply, 0),
+                None => loop {
+                    let pn = self.mid(root, t, INF, INF, ply, 0);
+                    // A result tagged with a prefix position is the
+                    // caller's to close; one settled on trust here is
+                    // checked, and the search goes on if it fails.
+                    if !(pn.settled() && pn.rep == PLAIN && pn.on_trust) {
+                        break pn;
+                    }
+                    if self.check_trusted(root, t) {
+                        break Pn {
+                            on_trust: false,
+                            ..pn
+                        };
+                    }
+                    // A trusted result was wrong: the answer is likely the
+                    // other side's, which trusted results only hide.
+                    self.trusting = false;
+                },
             },
         };
         DfpnOutcome {
@@ -308,13 +412,63 @@ impl<'a> Dfpn<'a> {
     }
 
     fn lookup(&self, pos: &Position, t: Value) -> Option<Pn> {
-        self.tt
-            .get(&Key::new(*pos, t))
-            .map(|e| Pn::new(e.phi, e.delta))
+        let e = self.tt.get(&Key::new(*pos, t))?;
+        (!e.ignored(self.trusting)).then(|| Pn {
+            on_trust: e.settled() && e.trusted(),
+            ..Pn::new(e.phi, e.delta)
+        })
+    }
+
+    /// Checks the trusted result of `root` at threshold `t` and those it
+    /// rests on ([`closure::check`]): marks those that hold as sound,
+    /// reopens the others. Whether the root's holds.
+    fn check_trusted(&mut self, root: Position, t: Value) -> bool {
+        let checked = closure::check(root, t, |pos, t| {
+            let want = closure::draw_side_status(t);
+            match self.tt.get(&Key::new(*pos, t)) {
+                Some(e) if e.settled() => {
+                    if e.status() != want {
+                        Look::Fails
+                    } else if e.trusted() {
+                        Look::Trusted(e.best.get())
+                    } else {
+                        Look::Holds
+                    }
+                }
+                _ => {
+                    let s = if pos.is_terminal() {
+                        Some(Status::Failure)
+                    } else {
+                        self.leaves.classify(pos, t).map(|(s, _)| s)
+                    };
+                    if s == Some(want) {
+                        Look::Holds
+                    } else {
+                        Look::Fails
+                    }
+                }
+            }
+        });
+        self.trust.checks += 1;
+        self.trust.held += checked.root_holds as u64;
+        self.trust.confirmed += checked.hold.len() as u64;
+        self.trust.reopened += checked.refuted.len() as u64;
+        for (pos, t) in &checked.hold {
+            if let Some(e) = self.tt.get_mut(&Key::new(*pos, *t)) {
+                e.work &= WORK_MAX;
+            }
+        }
+        for (pos, t) in &checked.refuted {
+            if let Some(e) = self.tt.get_mut(&Key::new(*pos, *t)) {
+                e.phi = 1;
+                e.delta = 1;
+                e.work &= WORK_MAX;
+            }
+        }
+        checked.root_holds
     }
 
     fn store(&mut self, pos: Position, t: Value, pn: Pn, work: u64, best: Option<Move>) {
-        debug_assert!(pn.rep == PLAIN || (pn.phi != 0 && pn.delta != 0));
         if self.tt.len() >= self.cfg.table_entries {
             self.collect_garbage();
         }
@@ -324,14 +478,16 @@ impl<'a> Dfpn<'a> {
             work: 0,
             best: MoveSlot::NONE,
         });
-        if e.phi == 0 || e.delta == 0 {
+        if e.settled() && !e.ignored(self.trusting) {
             return; // settled entries stay settled
         }
         e.phi = pn.phi;
         e.delta = pn.delta;
-        e.work = e
-            .work
-            .saturating_add(u32::try_from(work).unwrap_or(u32::MAX));
+        let work = e
+            .work()
+            .saturating_add(u32::try_from(work).unwrap_or(u32::MAX))
+            .min(WORK_MAX);
+        e.work = work | if pn.trusted() { TRUSTED } else { 0 };
         if best.is_some() {
             e.best = MoveSlot::new(best);
         }
@@ -346,30 +502,32 @@ impl<'a> Dfpn<'a> {
     }
 
     /// Frees at least half the table: drops the least-worked unsettled
-    /// entries first, then the least-worked settled ones.
+    /// entries (and ignored ones) first, then the least-worked settled
+    /// ones.
     fn collect_garbage(&mut self) {
         let target = self.cfg.table_entries / 2;
+        let trusting = self.trusting;
+        let kept = move |e: &Entry| e.settled() && !e.ignored(trusting);
         let mut works: Vec<u32> = self
             .tt
             .values()
-            .filter(|e| e.phi != 0 && e.delta != 0)
-            .map(|e| e.work)
+            .filter(|e| !kept(e))
+            .map(|e| e.work())
             .collect();
         if !works.is_empty() {
             let excess = self.tt.len().saturating_sub(target).min(works.len());
             if excess > 0 {
                 let (_, cut, _) = works.select_nth_unstable(excess - 1);
                 let cut = *cut;
-                self.tt
-                    .retain(|_, e| e.phi == 0 || e.delta == 0 || e.work > cut);
+                self.tt.retain(|_, e| kept(e) || e.work() > cut);
             }
         }
         if self.tt.len() > target {
-            let mut works: Vec<u32> = self.tt.values().map(|e| e.work).collect();
+            let mut works: Vec<u32> = self.tt.values().map(|e| e.work()).collect();
             let excess = self.tt.len() - target;
             let (_, cut, _) = works.select_nth_unstable(excess - 1);
             let cut = *cut;
-            self.tt.retain(|_, e| e.work > cut);
+            self.tt.retain(|_, e| e.work() > cut);
         }
     }
 
@@ -377,7 +535,7 @@ impl<'a> Dfpn<'a> {
     /// `ply`; `path[irrev..ply]` may repeat) until its `phi >= th_phi` or
     /// `delta >= th_delta`, or it is settled, or the budget runs out.
     /// Returns its numbers; a settled result with a tag below `ply` relies
-    /// on that path repetition and has not been stored. `pos` is no leaf
+    /// on that path repetition and is stored only on trust. `pos` is no leaf
     /// of the databases or the store: [`Dfpn::prove`] checks the root and
     /// [`Dfpn::expand`] every child.
     fn mid(
@@ -416,19 +574,16 @@ impl<'a> Dfpn<'a> {
         let mut children = self.expand(&pos, &list, ct, ply, irrev);
         loop {
             let (pn, c1, delta2) = combine(&children);
-            let pn = Pn {
-                rep: if pn.phi == 0 || pn.delta == 0 {
-                    pn.rep
-                } else {
-                    PLAIN
-                },
-                ..pn
-            };
-            let settled = pn.phi == 0 || pn.delta == 0;
-            if settled {
-                let pn = Pn::from_res(pn.res().resolved_at(ply));
+            if pn.settled() {
+                let pn = Pn {
+                    on_trust: pn.on_trust,
+                    ..Pn::from_res(pn.res().resolved_at(ply))
+                };
                 let best = (pn.phi == 0).then(|| children[c1].mv);
-                if pn.rep == PLAIN {
+                // A result still tagged goes back up the path tagged (its
+                // parent must see it) and into the table on trust, or
+                // apart when the search does not trust.
+                if pn.rep == PLAIN || self.trusting {
                     self.store(pos, t, pn, self.budget.nodes() - start + 1, best);
                 } else {
                     self.remember_looped(pos, t, pn.res().status, best);
@@ -463,7 +618,7 @@ impl<'a> Dfpn<'a> {
             self.path.truncate(ply + 1);
             let c = &mut children[c1];
             c.last = r;
-            if (r.phi == 0 || r.delta == 0) && r.rep != PLAIN {
+            if r.settled() && r.rep != PLAIN {
                 c.fixed = Some(r);
             }
         }
@@ -523,8 +678,11 @@ fn combine(children: &[Child]) -> (Pn, usize, u32) {
     let mut delta: u32 = 0;
     let mut c1 = 0;
     let mut delta2 = INF;
-    let mut success_rep: Option<u16> = None; // best tag among refuting children
+    // The refuting child to go by: a sound one first, then one held on
+    // trust, then the highest tag.
+    let mut success: Option<(bool, u16)> = None;
     let mut fail_rep = PLAIN; // least tag among all children (all succeed)
+    let mut fail_on_trust = false; // whether any child is held on trust
     for (i, c) in children.iter().enumerate() {
         let v = c.value();
         if v.delta < phi {
@@ -535,13 +693,9 @@ fn combine(children: &[Child]) -> (Pn, usize, u32) {
             delta2 = v.delta;
         }
         if v.delta == 0 {
-            // Prefer a plain refutation, else the highest tag.
-            let better = match success_rep {
-                None => true,
-                Some(r) => v.rep == PLAIN || (r != PLAIN && v.rep > r),
-            };
-            if better {
-                success_rep = Some(v.rep);
+            let rank = (v.rep == PLAIN && !v.on_trust, v.rep);
+            if success.is_none_or(|r| rank > r) {
+                success = Some(rank);
                 c1 = i;
             }
         }
@@ -551,18 +705,21 @@ fn combine(children: &[Child]) -> (Pn, usize, u32) {
             delta.saturating_add(v.phi).min(BIG)
         };
         fail_rep = fail_rep.min(v.rep);
+        fail_on_trust |= v.on_trust;
     }
     let pn = if phi == 0 {
         Pn {
             phi: 0,
             delta: INF,
-            rep: success_rep.unwrap_or(PLAIN),
+            rep: success.map_or(PLAIN, |(_, rep)| rep),
+            on_trust: children[c1].value().on_trust,
         }
     } else if delta == 0 {
         Pn {
             phi: INF,
             delta: 0,
             rep: fail_rep,
+            on_trust: fail_on_trust,
         }
     } else {
         Pn::new(phi, delta)

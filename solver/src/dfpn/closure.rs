@@ -1,0 +1,319 @@
+//! Checking the results df-pn holds on trust.
+//!
+//! A repetition is a draw, so it settles every node for the side a draw
+//! serves (the *draw side*: at a node with threshold [`Value::Draw`] the
+//! mover, with [`Value::Win`] its opponent). df-pn keeps such results in
+//! its table before they are known to hold off the path they were found
+//! on, marked as held on trust, and builds on them. They can be wrong: a
+//! result that relied on a repeated position is wrong when that position
+//! turns out lost for the draw side. Results for the other side never rest
+//! on a repetition or on a trusted result (a node fails for the draw side
+//! only when its children do), so they need no check.
+//!
+//! A draw-side result holds when its position lies in a *closed set*:
+//! where the draw side moves, one move leads into the set or to a position
+//! settled soundly for it; where the other side moves, every move does.
+//! Play that stays in such a set forever is a draw, which the draw side's
+//! question accepts. [`check`] builds the graph of the trusted results that
+//! the root's rests on and removes, until nothing changes, every node one
+//! of whose needed successors is not settled for the draw side (or is
+//! removed). What is left is closed: those results hold.
+
+use crate::question::{child_threshold, Status};
+use engine::{Move, MoveList, Position, Value};
+use std::collections::HashMap;
+
+/// The status a draw settles for a mover with threshold `t`.
+pub fn draw_side_status(t: Value) -> Status {
+    if t == Value::Win {
+        Status::Failure
+    } else {
+        Status::Success
+    }
+}
+
+/// What the search holds of one position for the draw side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// Settled for the draw side soundly (a leaf, a terminal position or
+    /// a checked result).
+    Holds,
+    /// Settled for the draw side on trust, with the proving move where the
+    /// draw side moves.
+    Trusted(Option<Move>),
+    /// Not settled for the draw side.
+    Fails,
+}
+
+/// The outcome of [`check`].
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Whether the root's result holds.
+    pub root_holds: bool,
+    /// Trusted results that hold (a closed set), with their thresholds.
+    pub hold: Vec<(Position, Value)>,
+    /// Trusted results that do not follow from what is settled.
+    pub refuted: Vec<(Position, Value)>,
+}
+
+struct Node {
+    pos: Position,
+    t: Value,
+    best: Option<Move>,
+    /// This node's needed successors: `edges[needs.0..needs.1]`.
+    needs: (u32, u32),
+    refuted: bool,
+}
+
+/// Checks the trusted result of `root` (threshold `t`; `look(root, t)`
+/// must be [`Look::Trusted`]) and every trusted result it rests on, with
+/// `look` telling what the search holds of a position.
+pub fn check(root: Position, t: Value, look: impl Fn(&Position, Value) -> Look) -> Checked {
+    let best = match look(&root, t) {
+        Look::Trusted(m) => m,
+        Look::Holds => {
+            return Checked {
+                root_holds: true,
+                ..Checked::default()
+            }
+        }
+        Look::Fails => return Checked::default(),
+    };
+    let mut nodes = vec![Node {
+        pos: root,
+        t,
+        best,
+        needs: (0, 0),
+        refuted: false,
+    }];
+    let mut ids: HashMap<Position, u32> = HashMap::from([(root, 0)]);
+    let mut edges: Vec<u32> = Vec::new();
+    let mut list = MoveList::new();
+    let mut next = 0;
+    // Nodes are expanded in the order they were found, so each one's
+    // successors are contiguous in `edges`.
+    while next < nodes.len() {
+        let (pos, t, best) = (nodes[next].pos, nodes[next].t, nodes[next].best);
+        let ct = child_threshold(t);
+        let draw_side_moves = draw_side_status(t) == Status::Success;
+        list.clear();
+        pos.legal_moves(&mut list);
+        // The proving move first, so that it is the one followed.
+        let mut moves: Vec<Move> = list.iter().copied().collect();
+        if let Some(i) = best.and_then(|b| moves.iter().position(|m| *m == b)) {
+            moves.swap(0, i);
+        }
+        let start = edges.len() as u32;
+        let mut refuted = false;
+        let mut follow: Option<(Position, Option<Move>)> = None;
+        let mut sound = false;
+        for m in &moves {
+            let child = pos.play_unchecked(m);
+            let seen = ids.contains_key(&child);
+            let l = if seen {
+                Look::Trusted(None)
+            } else {
+                look(&child, ct)
+            };
+            match (l, draw_side_moves) {
+                (Look::Holds, true) => {
+                    sound = true;
+                    break;
+                }
+                (Look::Trusted(b), true) => {
+                    follow.get_or_insert((child, b));
+                }
+                (Look::Fails, true) | (Look::Holds, false) => {}
+                (Look::Trusted(b), false) => {
+                    let id = node_id(&mut nodes, &mut ids, child, ct, b);
+                    edges.push(id);
+                }
+                (Look::Fails, false) => {
+                    refuted = true;
+                    break;
+                }
+            }
+        }
+        if draw_side_moves && !sound {
+            match follow {
+                Some((child, b)) => {
+                    let id = node_id(&mut nodes, &mut ids, child, ct, b);
+                    edges.push(id);
+                }
+                None => refuted = true,
+            }
+        }
+        nodes[next].needs = (start, edges.len() as u32);
+        nodes[next].refuted = refuted;
+        next += 1;
+    }
+    // A node falls with any successor it needs: walk the edges backwards
+    // from the nodes that fell by themselves.
+    // Predecessors, grouped by node: those of `i` are
+    // `preds[pred_start[i]..pred_start[i + 1]]`.
+    let mut pred_start = vec![0u32; nodes.len() + 1];
+    for &e in &edges {
+        pred_start[e as usize + 1] += 1;
+    }
+    for i in 1..pred_start.len() {
+        pred_start[i] += pred_start[i - 1];
+    }
+    let mut preds = vec![0u32; edges.len()];
+    let mut fill = pred_start.clone();
+    for (i, n) in nodes.iter().enumerate() {
+        for &e in &edges[n.needs.0 as usize..n.needs.1 as usize] {
+            preds[fill[e as usize] as usize] = i as u32;
+            fill[e as usize] += 1;
+        }
+    }
+    let mut work: Vec<u32> = (0..nodes.len() as u32)
+        .filter(|&i| nodes[i as usize].refuted)
+        .collect();
+    while let Some(i) = work.pop() {
+        let (a, b) = (pred_start[i as usize], pred_start[i as usize + 1]);
+        for &p in &preds[a as usize..b as usize] {
+            if !nodes[p as usize].refuted {
+                nodes[p as usize].refuted = true;
+                work.push(p);
+            }
+        }
+    }
+    let mut out = Checked {
+        root_holds: !nodes[0].refuted,
+        ..Checked::default()
+    };
+    for n in &nodes {
+        if n.refuted {
+            out.refuted.push((n.pos, n.t));
+        } else {
+            out.hold.push((n.pos, n.t));
+        }
+    }
+    out
+}
+
+/// The node of `pos`, added (to be expanded) when new.
+fn node_id(
+    nodes: &mut Vec<Node>,
+    ids: &mut HashMap<Position, u32>,
+    pos: Position,
+    t: Value,
+    best: Option<Move>,
+) -> u32 {
+    *ids.entry(pos).or_insert_with(|| {
+        nodes.push(Node {
+            pos,
+            t,
+            best,
+            needs: (0, 0),
+            refuted: false,
+        });
+        nodes.len() as u32 - 1
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+    use engine::Color;
+
+    /// White kings against Black kings: repetitions everywhere.
+    fn root() -> Position {
+        parse_fen("W:WK18,K22:BK29,K30").unwrap()
+    }
+
+    #[test]
+    fn a_result_resting_on_sound_ones_holds() {
+        let r = root();
+        let out = check(r, Value::Draw, |p, _| {
+            if *p == r {
+                Look::Trusted(None)
+            } else {
+                Look::Holds
+            }
+        });
+        assert!(out.root_holds);
+        assert_eq!(out.hold, vec![(r, Value::Draw)]);
+        assert!(out.refuted.is_empty());
+    }
+
+    #[test]
+    fn trusted_results_that_only_loop_hold() {
+        // Every position trusted but the terminal ones (taken as settled
+        // for the draw side): the reachable graph is one closed set of
+        // loops.
+        let out = check(root(), Value::Draw, |p, _| {
+            if p.is_terminal() {
+                Look::Holds
+            } else {
+                Look::Trusted(None)
+            }
+        });
+        assert!(out.root_holds);
+        assert!(out.refuted.is_empty());
+        assert!(out.hold.len() > 100, "{} nodes", out.hold.len());
+    }
+
+    #[test]
+    fn a_reply_that_escapes_the_set_refutes_the_chain() {
+        // White (the draw side at threshold Draw) keeps trusted results
+        // only at the root; every Black position is trusted. A Black
+        // reply that does not come back to the root leads to a White
+        // position not settled, so the Black node falls and the root with
+        // it.
+        let r = root();
+        let out = check(r, Value::Draw, |p, _| {
+            if *p == r || p.side_to_move() == Color::Black {
+                Look::Trusted(None)
+            } else {
+                Look::Fails
+            }
+        });
+        assert!(!out.root_holds);
+        assert!(out.hold.is_empty());
+        assert_eq!(out.refuted.len(), 2, "the root and the one reply followed");
+    }
+
+    #[test]
+    fn the_draw_side_follows_its_proving_move() {
+        let r = root();
+        let mut list = MoveList::new();
+        r.legal_moves(&mut list);
+        let moves: Vec<Move> = list.iter().copied().collect();
+        let (good, bad) = (moves[moves.len() - 1], moves[0]);
+        let good_child = r.play_unchecked(&good);
+        let bad_child = r.play_unchecked(&bad);
+        let trap = bad_child.play_unchecked(&first_move(&bad_child));
+        let mut replies = MoveList::new();
+        good_child.legal_moves(&mut replies);
+        assert!(
+            replies.iter().all(|m| good_child.play_unchecked(m) != trap),
+            "the failing position must not be a reply to the good move"
+        );
+        for (best, holds) in [(good, true), (bad, false)] {
+            let out = check(r, Value::Draw, |p, _| {
+                if *p == r {
+                    Look::Trusted(Some(best))
+                } else if *p == good_child || *p == bad_child {
+                    Look::Trusted(None)
+                } else if p.side_to_move() == Color::White {
+                    if *p == trap {
+                        Look::Fails
+                    } else {
+                        Look::Holds
+                    }
+                } else {
+                    Look::Fails
+                }
+            });
+            assert_eq!(out.root_holds, holds, "best {best:?}");
+        }
+    }
+
+    fn first_move(p: &Position) -> Move {
+        let mut list = MoveList::new();
+        p.legal_moves(&mut list);
+        list.iter().copied().next().unwrap()
+    }
+}
