@@ -1,9 +1,10 @@
 //! Where commands get their exact-value sources: the endgame databases
 //! (built on first use) and, later, the proof store.
 
+use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::slices_with;
-use engine::egdb::{default_dir, ensure, Egdb};
-use engine::{NoOracle, Oracle};
+use engine::egdb::{default_dir, ensure, ensure_reachable, Egdb};
+use engine::{NoOracle, Oracle, Position};
 use std::sync::Arc;
 
 /// Memory for tables decoded at open (MiB) when `CHECKERS_EGDB_MEMORY`
@@ -13,9 +14,23 @@ use std::sync::Arc;
 /// speed: worth it for long runs, which ask for it.
 const DEFAULT_UNPACK_MIB: u64 = 64;
 
-/// The endgame databases up to `pieces` pieces as an [`Oracle`], built
-/// first if missing (with progress bars; not with `CHECKERS_EGDB_BUILD=no`,
-/// see [`build_missing`]) in the default folder
+/// Which slices of the largest piece count a command needs.
+#[derive(Clone, Copy, Debug)]
+pub enum Needs<'a> {
+    /// All of them: the positions are not known in advance (a game, a
+    /// batch, the ballots).
+    All,
+    /// Those that games from these positions may enter
+    /// ([`engine::egdb::reach`]): a search from one position never probes
+    /// another slice, so a 9-piece king ending with `--egdb-pieces 7`
+    /// builds 2 slices of 7 pieces instead of 1,491.
+    From(&'a [Position]),
+}
+
+/// The endgame databases up to `pieces` pieces as an [`Oracle`], those
+/// of the largest piece count that `needs` says built first if missing
+/// (with progress bars; not with `CHECKERS_EGDB_BUILD=no`, see
+/// [`build_missing`]) in the default folder
 /// (`$CHECKERS_EGDB`, else `$HOME/.cache/checkers/egdb`). `0` means no
 /// databases. Larger slices present in the folder are not used: a result
 /// obtained with `--egdb-pieces N` depends on the N-piece databases only.
@@ -23,27 +38,34 @@ const DEFAULT_UNPACK_MIB: u64 = 64;
 /// Tables are then decoded into memory, smallest piece counts first, up
 /// to `$CHECKERS_EGDB_MEMORY` MiB (default 64; 0 decodes none): their
 /// probes read one byte instead of a compressed block.
-pub fn open_egdb(pieces: u32) -> anyhow::Result<Arc<dyn Oracle>> {
+pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {
         return Ok(Arc::new(NoOracle));
     }
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let mut db = if build {
-        ensure(&dir, pieces, &crate::cmd::egdb::BarProgress::new())?
-    } else {
-        Egdb::open(&dir)?
+    let progress = crate::cmd::egdb::BarProgress::new();
+    let mut db = match (build, needs) {
+        (true, Needs::All) => ensure(&dir, pieces, &progress)?,
+        (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, &progress)?,
+        (false, _) => Egdb::open(&dir)?,
     };
     db.limit_pieces(pieces);
     if !build {
+        // What a search may probe: with `From`, the reachable slices of
+        // every size (a build needs all of the smaller sizes; a search
+        // only those).
         let missing = (2..=pieces)
-            .flat_map(slices_with)
+            .flat_map(|n| match needs {
+                Needs::All => slices_with(n),
+                Needs::From(positions) => reachable_slices(positions, n),
+            })
             .filter(|s| !db.has(s))
             .count();
         if missing > 0 {
             eprintln!(
-                "{}: {missing} slices of up to {pieces} pieces are not built \
+                "{}: {missing} slices of up to {pieces} pieces that the searches may need are not built \
                  (CHECKERS_EGDB_BUILD=no): their positions are unknown to the searches",
                 dir.display()
             );

@@ -1,5 +1,5 @@
-//! `checkers egdb build|slices --for FEN`: only the slices of the top piece
-//! count that a game from the position may enter.
+//! `checkers egdb build|slices --for FEN`, and `solve FEN`: only the
+//! slices of the top piece count that a game from the position may enter.
 
 mod common;
 
@@ -18,6 +18,13 @@ fn egdb(dir: &std::path::Path, args: &[&str]) -> Output {
         .expect("run checkers")
 }
 
+fn files(dir: &std::path::Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect()
+}
+
 #[test]
 fn a_build_for_a_position_builds_the_slices_it_can_reach() {
     let tmp = common::temp_dir("egdb-for");
@@ -28,10 +35,7 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let built: BTreeSet<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let built = files(dir);
     let slices = |pieces: &str, for_fen: Option<&str>| -> BTreeSet<String> {
         let mut args = vec!["slices", "--pieces", pieces];
         if let Some(f) = for_fen {
@@ -87,4 +91,34 @@ fn a_bad_position_is_named_and_nothing_is_built() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("W:WK99:B1"), "{err}");
     assert!(!dir.exists());
+}
+
+/// `solve FEN` builds what `egdb build --for FEN` does, and nothing for a
+/// bad FEN.
+#[test]
+fn solving_one_position_builds_only_the_slices_it_can_reach() {
+    let tmp = common::temp_dir("solve-for");
+    let (by_solve, by_build) = (tmp.path().join("solve"), tmp.path().join("build"));
+    let solve = |fen: &str| {
+        Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args(["solve", fen, "--egdb-pieces", "4", "--json"])
+            .env("CHECKERS_EGDB", &by_solve)
+            .output()
+            .expect("run checkers")
+    };
+    let out = solve("W:WK19,K23:B12,K2x");
+    assert!(!out.status.success());
+    assert!(!by_solve.exists(), "nothing is built for a bad FEN");
+    let out = solve(FEN);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["result"], "win");
+    assert!(egdb(&by_build, &["build", "--pieces", "4", "--for", FEN])
+        .status
+        .success());
+    assert_eq!(files(&by_solve), files(&by_build));
 }

@@ -91,7 +91,10 @@ fn without_building_missing_slices_are_unknown_leaves() {
     let out = run("no");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("up to 3 pieces are not built"), "{err}");
+    assert!(
+        err.contains("up to 3 pieces that the searches may need are not built"),
+        "{err}"
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["result"], "win");
     assert_eq!(v["proofs"][0]["verified"], true);

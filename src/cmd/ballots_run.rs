@@ -8,6 +8,7 @@
 
 use crate::cmd::db::StoreArg;
 use crate::cmd::solve::SolverArg;
+use crate::oracle::Needs;
 use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
 use ballots::deck::{Ballot, Deck, Selection};
@@ -240,7 +241,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let chosen = choose(&deck, &args)?;
     let path = args.store.path();
     let store = Store::open(&path)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let command: Vec<String> = std::env::args().collect();
     let run_id = store.begin_run(&command.join(" "))?;
     let live = LiveResults::load(&store)?;

@@ -1,6 +1,7 @@
 //! `checkers bestmove`: search one position and print the best move, or
 //! (`--bench`) measure the search on a fixed set of middle-game positions.
 
+use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{score_text, Limits, SearchOptions, SearchResult, Searcher};
 use engine::Position;
@@ -68,8 +69,8 @@ fn pv_text(r: &SearchResult) -> String {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
     if args.bench {
+        let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
         return bench(&args, options, &*oracle);
     }
     let fen = args
@@ -77,6 +78,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("bestmove needs a FEN (or --bench)"))?;
     let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bad FEN {fen:?}: {e}"))?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&[pos]))?;
     let limits = limits(args.time, args.depth, args.nodes)?;
     let mut searcher = Searcher::with_options(args.tt_mb, options);
     if args.egdb_pieces > 0 {

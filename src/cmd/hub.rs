@@ -2,6 +2,7 @@
 //! adapted to English checkers. See docs/hub-protocol.txt for the dialect.
 
 use super::play::parse_move;
+use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{Limits, SearchOptions, Searcher, MATE, WIN_THRESHOLD};
 use engine::{Color, Move, Oracle, Position};
@@ -283,7 +284,7 @@ impl Engine {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let mut searcher = Searcher::with_options(args.tt_mb, options);
     if args.egdb_pieces > 0 {
         searcher.set_probe_max_pieces(args.egdb_pieces);

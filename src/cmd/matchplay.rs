@@ -5,6 +5,7 @@
 
 use super::hub::{clock_budget, hub_args, hub_move, hub_position, SideLetters};
 use super::play::{parse_move, GameRecord, Outcome};
+use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{Limits, SearchOptions, Searcher};
 use engine::{Color, Move, Oracle, Position, Value};
@@ -493,7 +494,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if let Some(g) = args.games {
         jobs.truncate(g);
     }
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let oracle: &dyn Oracle = &*oracle;
     let referee = Referee {
         max_plies: args.max_plies,

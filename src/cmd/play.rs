@@ -2,6 +2,7 @@
 //! what the game-playing commands share: matching typed moves against the
 //! legal ones, game records, repetition, PDN output.
 
+use crate::oracle::Needs;
 use engine::notation::fen::to_fen;
 use engine::search::{score_text, Limits, Searcher};
 use engine::{Color, Move, Position};
@@ -251,7 +252,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("bad FEN {f:?}: {e}"))?,
         None => Position::initial(),
     };
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let human = match args.side {
         Side::Black => Color::Black,
         Side::White => Color::White,

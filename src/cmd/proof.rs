@@ -2,6 +2,7 @@
 //! (`checkers solve --proof-out`) or from the proof store (`--store`:
 //! every tree the ballot jobs and `solve --store` wrote).
 
+use crate::oracle::Needs;
 use anyhow::Context;
 use engine::notation::fen::parse_fen;
 use proofdb::outcome::NoResults;
@@ -142,7 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Command::Verify { src, egdb_pieces } => {
             let (proofs, results, file) = load(&src)?;
-            let oracle = crate::oracle::open_egdb(egdb_pieces)?;
+            let oracle = crate::oracle::open_egdb(egdb_pieces, Needs::All)?;
             let mut failed = 0;
             for (i, p) in proofs.iter().enumerate() {
                 let t = &p.tree;
@@ -188,7 +189,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             json,
         } => {
             let (proofs, results, _) = load(&src)?;
-            let oracle = crate::oracle::open_egdb(egdb_pieces)?;
+            let oracle = crate::oracle::open_egdb(egdb_pieces, Needs::All)?;
             for p in &proofs {
                 if json {
                     let idx = present::index(&p.tree);

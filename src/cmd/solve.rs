@@ -1,6 +1,7 @@
 //! `checkers solve`: prove the value of a position, or of every position
 //! of a batch file, and write the verified proofs.
 
+use crate::oracle::Needs;
 use anyhow::Context;
 use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
@@ -158,7 +159,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // The first SIGINT/SIGTERM stops the searches as if their budget ran
     // out: what was settled by then is reported, written and stored.
     let stop = crate::interrupt::static_stop_flag()?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces)?;
+    // One position: checked before anything is built, and only the
+    // largest slices that its games may enter are needed.
+    let single = match (&args.batch, args.fen.as_deref()) {
+        (None, fen) => {
+            let fen = fen.unwrap_or_default();
+            Some(parse_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?)
+        }
+        (Some(_), _) => None,
+    };
+    let needs = match &single {
+        Some(pos) => Needs::From(std::slice::from_ref(pos)),
+        None => Needs::All,
+    };
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, needs)?;
     let work: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
     let results: &dyn proofdb::ResultSource = match &out {
         Some(o) => &o.live,
@@ -257,8 +271,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let fen = args.fen.as_deref().unwrap_or_default();
-    let pos = parse_fen(fen).with_context(|| format!("bad FEN '{fen}'"))?;
+    let Some(pos) = single else {
+        anyhow::bail!("solve needs a FEN or --batch");
+    };
     let rep = solve(pos, leaves, &opts);
     drop(report);
     let rep = rep?;
