@@ -163,47 +163,40 @@ fn one_king_against_two_kings_every_position() {
     );
 }
 
-#[test]
-fn two_kings_each_sampled_with_shared_tables() {
-    // Many draws by repetition and long wins: the graph-history
-    // interaction's natural habitat.
-    let r = Reference::solve(&["W:WK14,K15:BK22,K23", "B:WK14,K15:BK22,K23"]);
-    let s = sample(&r, 4999, 4);
-    // Every decisive position settles; draws need a closed set proved
-    // without databases and may stay open (about 40% of runs settle on a
-    // 1-in-997 sample).
-    let run = Run {
-        budget: 300_000,
-        decisive_must_settle: true,
-        trust: false,
-    };
-    let (settled, total, _) = check_all(&r, &s, &NoOracle, run);
-    eprintln!("2K v 2K: {settled} of {total} runs settled");
-    assert!(
-        settled * 4 >= total,
-        "a quarter of the runs settle: {settled} of {total}"
-    );
-}
-
-/// df-pn building on results that relied on a repetition, with one table
-/// for the whole sample: every answer must still be right, and the
-/// sample must make the checks both confirm and reopen trusted results
-/// (so that both ways out of a check are exercised).
-#[test]
-fn trusted_results_never_give_a_wrong_answer() {
+/// Two kings each, one position in 4,999, searched with one table per
+/// solver: many draws by repetition and long wins, the graph-history
+/// interaction's natural habitat. Every answer must be right and every
+/// decisive position must settle; draws need a closed set proved without
+/// databases and may stay open, but a quarter of the runs settle.
+/// Returns df-pn's checks of trusted results.
+fn two_kings_each(trust: bool) -> TrustStats {
     let r = Reference::solve(&["W:WK14,K15:BK22,K23", "B:WK14,K15:BK22,K23"]);
     let s = sample(&r, 4999, 4);
     let run = Run {
         budget: 300_000,
         decisive_must_settle: true,
-        trust: true,
+        trust,
     };
     let (settled, total, stats) = check_all(&r, &s, &NoOracle, run);
-    eprintln!("2K v 2K, trusting: {settled} of {total} runs settled; {stats:?}");
+    eprintln!("2K v 2K, trust {trust}: {settled} of {total} runs settled; {stats:?}");
     assert!(
         settled * 4 >= total,
         "a quarter of the runs settle: {settled} of {total}"
     );
+    stats
+}
+
+#[test]
+fn two_kings_each_sampled_with_shared_tables() {
+    two_kings_each(false);
+}
+
+/// df-pn building on results that relied on a repetition: the sample
+/// must also make the checks both confirm and reopen trusted results (so
+/// that both ways out of a check are exercised).
+#[test]
+fn trusted_results_never_give_a_wrong_answer() {
+    let stats = two_kings_each(true);
     assert!(stats.held > 0 && stats.held < stats.checks, "{stats:?}");
     assert!(stats.confirmed > 0 && stats.reopened > 0, "{stats:?}");
 }
