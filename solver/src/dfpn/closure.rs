@@ -147,12 +147,28 @@ pub fn check(root: Position, t: Value, look: impl Fn(&Position, Value) -> Look) 
         nodes[next].refuted = refuted;
         next += 1;
     }
-    // A node falls with any successor it needs: walk the edges backwards
-    // from the nodes that fell by themselves.
+    refute_backwards(&mut nodes, &edges);
+    let mut out = Checked {
+        root_holds: !nodes[0].refuted,
+        ..Checked::default()
+    };
+    for n in &nodes {
+        if n.refuted {
+            out.refuted.push((n.pos, n.t));
+        } else {
+            out.hold.push((n.pos, n.t));
+        }
+    }
+    out
+}
+
+/// Marks refuted every node that needs a refuted one: walks the edges
+/// backwards from the nodes refuted by themselves.
+fn refute_backwards(nodes: &mut [Node], edges: &[u32]) {
     // Predecessors, grouped by node: those of `i` are
     // `preds[pred_start[i]..pred_start[i + 1]]`.
     let mut pred_start = vec![0u32; nodes.len() + 1];
-    for &e in &edges {
+    for &e in edges {
         pred_start[e as usize + 1] += 1;
     }
     for i in 1..pred_start.len() {
@@ -178,18 +194,6 @@ pub fn check(root: Position, t: Value, look: impl Fn(&Position, Value) -> Look) 
             }
         }
     }
-    let mut out = Checked {
-        root_holds: !nodes[0].refuted,
-        ..Checked::default()
-    };
-    for n in &nodes {
-        if n.refuted {
-            out.refuted.push((n.pos, n.t));
-        } else {
-            out.hold.push((n.pos, n.t));
-        }
-    }
-    out
 }
 
 /// The node of `pos`, added (to be expanded) when new.
