@@ -63,9 +63,9 @@ pub struct DfpnConfig {
     /// Whether each call builds on results held on trust (see the module
     /// documentation) until a check of them fails. Where the answer is
     /// the draw side's (a draw, or "not a win" against a side that only
-    /// draws) this settles king endings in about half the nodes; where
+    /// draws) this settled king endings in 58-88% of the nodes; where
     /// it is the other side's, the wrong trusted results hide it until
-    /// the first check: First Position's win took 12 times the nodes.
+    /// the first check: First Position's win took 10 times the nodes.
     pub trust: bool,
 }
 
