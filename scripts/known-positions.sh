@@ -19,6 +19,13 @@
 #   SOLVER=retro ONLY='W:W29,14|B:W28,32,K15' \
 #   SOLVE_ARGS='--retro-positions 180000000 --max-proof-nodes 30000000' \
 #   scripts/known-positions.sh 1200 6
+#
+# KingsRow's 8-piece draw B:W14,20,26,31:B5,6,17,K32 takes df-pn building
+# on results that relied on a repetition for its "not a win" half (894 s
+# with the whole 7-piece set; its ">=draw" half takes 665 nodes):
+#
+#   checkers solve B:W14,20,26,31:B5,6,17,K32 --solver dfpn --question win \
+#     --time 1500 --egdb-pieces 7 --table-entries 40000000 --trust-loops
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
