@@ -411,6 +411,16 @@ impl<'a> Dfpn<'a> {
             .map(|(s, _)| Pn::from_res(Res::plain(s)))
     }
 
+    /// The numbers of a position settled without a search: a terminal
+    /// one (its mover has lost) or a leaf ([`Dfpn::leaf`]).
+    fn settled_without_search(&self, pos: &Position, t: Value) -> Option<Pn> {
+        if pos.is_terminal() {
+            Some(Pn::new(INF, 0))
+        } else {
+            self.leaf(pos, t)
+        }
+    }
+
     fn lookup(&self, pos: &Position, t: Value) -> Option<Pn> {
         let e = self.tt.get(&Key::new(*pos, t))?;
         (!e.ignored(self.trusting)).then(|| Pn {
@@ -435,18 +445,10 @@ impl<'a> Dfpn<'a> {
                         Look::Holds
                     }
                 }
-                _ => {
-                    let s = if pos.is_terminal() {
-                        Some(Status::Failure)
-                    } else {
-                        self.leaves.classify(pos, t).map(|(s, _)| s)
-                    };
-                    if s == Some(want) {
-                        Look::Holds
-                    } else {
-                        Look::Fails
-                    }
-                }
+                _ => match self.settled_without_search(pos, t) {
+                    Some(pn) if pn.res().status == want => Look::Holds,
+                    _ => Look::Fails,
+                },
             }
         });
         self.trust.checks += 1;
@@ -645,10 +647,8 @@ impl<'a> Dfpn<'a> {
             };
             let fixed = if let Some(k) = (cirrev..=ply).find(|&k| self.path[k] == child) {
                 Some(Pn::from_res(Res::repetition(ct, k)))
-            } else if child.is_terminal() {
-                Some(Pn::new(INF, 0))
             } else {
-                self.leaf(&child, ct)
+                self.settled_without_search(&child, ct)
             };
             let score = evaluate(&child);
             let last = match fixed {
