@@ -2,11 +2,9 @@
 //! side to move) and the node threshold, never by a hash alone.
 
 use engine::{Move, Position, Square, Value};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// Key of a table entry: the position and the mover's threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key {
     /// The full position.
     pub pos: Position,
@@ -55,44 +53,195 @@ impl MoveSlot {
     }
 }
 
-/// A fast multiplicative hasher for integer-only keys.
-#[derive(Default, Clone, Copy)]
-pub struct MixHasher(u64);
+/// A map keyed by [`Key`]: open addressing with linear probing in one
+/// flat array of slots, each holding its key and value together.
+///
+/// The searches look up every child of every node they expand, at random
+/// places in a table of gigabytes: each lookup is a cache miss. A slot
+/// holds the whole key and its value, and an entry usually sits in its
+/// home slot or the next few, so a lookup costs one miss (a general hash
+/// map reads its control bytes, then the slot: two misses in a row).
+///
+/// The array doubles when it would pass [`MAX_LOAD_TENTHS`] tenths full;
+/// removals ([`Table::retain`]) re-place the entries left so that every
+/// lookup still finds its key.
+#[derive(Clone, Debug)]
+pub struct Table<V> {
+    /// A power of two of slots (or none before the first insertion).
+    slots: Vec<Option<(Key, V)>>,
+    /// Occupied slots.
+    len: usize,
+}
 
-impl Hasher for MixHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
+/// The array grows before more than this many tenths of it are taken:
+/// linear probing stays short (about 2 slots read for a key present, 6
+/// for one absent, at the fullest), and a table of 40 M entries takes
+/// 64 M slots, as a general hash map of that size does.
+const MAX_LOAD_TENTHS: usize = 7;
+
+/// Slots of the first array.
+const FIRST_SLOTS: usize = 1024;
+
+impl<V> Default for Table<V> {
+    fn default() -> Self {
+        Table {
+            slots: Vec::new(),
+            len: 0,
         }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(26) ^ i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
     }
 }
 
-/// A map keyed by [`Key`].
-pub type Table<V> = HashMap<Key, V, BuildHasherDefault<MixHasher>>;
+/// The home slot's hash of a key: every bit of the position and the
+/// threshold mixed into the low bits (a multiply, then a shift-xor and
+/// a multiply to spread the high bits down).
+#[inline(always)]
+fn hash(key: &Key) -> u64 {
+    let (b, w, k, side) = key.pos.parts();
+    let x = b as u64 | (w as u64) << 32;
+    let y = (k as u64) << 2 | ((side == engine::Color::White) as u64) << 1 | key.win as u64;
+    let mut z = x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ y.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    z ^= z >> 29;
+    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z ^ (z >> 32)
+}
+
+impl<V> Table<V> {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the table has no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    #[inline(always)]
+    fn find(&self, key: &Key) -> usize {
+        let mask = self.slots.len() - 1;
+        let mut i = hash(key) as usize & mask;
+        loop {
+            match &self.slots[i] {
+                Some((k, _)) if k != key => i = (i + 1) & mask,
+                _ => return i,
+            }
+        }
+    }
+
+    /// The value of `key`.
+    #[inline]
+    pub fn get(&self, key: &Key) -> Option<&V> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        self.slots[self.find(key)].as_ref().map(|(_, v)| v)
+    }
+
+    /// The value of `key`, to change.
+    #[inline]
+    pub fn get_mut(&mut self, key: &Key) -> Option<&mut V> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let i = self.find(key);
+        self.slots[i].as_mut().map(|(_, v)| v)
+    }
+
+    /// The value of `key`, inserting `make()` first when it has none.
+    #[inline]
+    pub fn get_or_insert_with(&mut self, key: Key, make: impl FnOnce() -> V) -> &mut V {
+        if (self.len + 1) * 10 > self.slots.len() * MAX_LOAD_TENTHS {
+            self.grow();
+        }
+        let i = self.find(&key);
+        let slot = &mut self.slots[i];
+        if slot.is_none() {
+            self.len += 1;
+        }
+        &mut slot.get_or_insert_with(|| (key, make())).1
+    }
+
+    /// Sets the value of `key`.
+    #[inline]
+    pub fn insert(&mut self, key: Key, value: V) {
+        let mut value = Some(value);
+        let v = self.get_or_insert_with(key, || value.take().expect("taken once"));
+        if let Some(value) = value {
+            *v = value;
+        }
+    }
+
+    /// Reads the home slot of each of `keys`, so that lookups that follow
+    /// find it in the cache: the reads do not wait for each other, so
+    /// their cache misses overlap (a lookup branches on what it reads,
+    /// which holds up the next one).
+    #[inline]
+    pub fn warm(&self, keys: impl Iterator<Item = Key>) {
+        if self.slots.is_empty() {
+            return;
+        }
+        let mask = self.slots.len() - 1;
+        let taken = keys
+            .map(|key| self.slots[hash(&key) as usize & mask].is_some() as u32)
+            .sum::<u32>();
+        std::hint::black_box(taken);
+    }
+
+    /// The values, in no particular order.
+    pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.slots.iter().flatten().map(|(_, v)| v)
+    }
+
+    /// Removes every entry (the array keeps its size).
+    pub fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = None);
+        self.len = 0;
+    }
+
+    /// Keeps only the entries for which `keep` is true.
+    pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut V) -> bool) {
+        for slot in &mut self.slots {
+            if let Some((k, v)) = slot {
+                if !keep(k, v) {
+                    *slot = None;
+                    self.len -= 1;
+                }
+            }
+        }
+        self.replace_all();
+    }
+
+    /// Moves every entry to the first free slot from its home, in the
+    /// order of the array starting after a free slot: after removals, a
+    /// key may sit past a slot freed between its home and itself, where
+    /// a lookup would stop. Each entry's run from its home lies in its
+    /// cluster, which starts after a free slot, so it never moves forward.
+    fn replace_all(&mut self) {
+        let n = self.slots.len();
+        let Some(free) = self.slots.iter().position(|s| s.is_none()) else {
+            return;
+        };
+        for j in 1..n {
+            let i = (free + j) & (n - 1);
+            if let Some((k, v)) = self.slots[i].take() {
+                let to = self.find(&k);
+                self.slots[to] = Some((k, v));
+            }
+        }
+    }
+
+    /// Doubles the array (or makes the first one) and re-places every
+    /// entry.
+    fn grow(&mut self) {
+        let n = (self.slots.len() * 2).max(FIRST_SLOTS);
+        let old = std::mem::replace(&mut self.slots, (0..n).map(|_| None).collect());
+        for (k, v) in old.into_iter().flatten() {
+            let to = self.find(&k);
+            self.slots[to] = Some((k, v));
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

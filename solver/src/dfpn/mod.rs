@@ -474,7 +474,7 @@ impl<'a> Dfpn<'a> {
         if self.tt.len() >= self.cfg.table_entries {
             self.collect_garbage();
         }
-        let e = self.tt.entry(Key::new(pos, t)).or_insert(Entry {
+        let e = self.tt.get_or_insert_with(Key::new(pos, t), || Entry {
             phi: 1,
             delta: 1,
             work: 0,
@@ -636,35 +636,42 @@ impl<'a> Dfpn<'a> {
         ply: usize,
         irrev: usize,
     ) -> Vec<Child> {
-        let mut children: Vec<Child> = Vec::with_capacity(list.len());
-        for m in list.iter() {
-            let child = pos.play_unchecked(m);
-            let man_moved = pos.kings() & m.from().bit() == 0;
-            let cirrev = if m.is_capture() || man_moved {
-                ply + 1
-            } else {
-                irrev
-            };
-            let fixed = if let Some(k) = (cirrev..=ply).find(|&k| self.path[k] == child) {
+        let mut children: Vec<Child> = list
+            .iter()
+            .map(|m| {
+                let man_moved = pos.kings() & m.from().bit() == 0;
+                Child {
+                    mv: *m,
+                    pos: pos.play_unchecked(m),
+                    irrev: if m.is_capture() || man_moved {
+                        ply + 1
+                    } else {
+                        irrev
+                    },
+                    fixed: None,
+                    last: Pn::new(1, 1),
+                    score: 0,
+                }
+            })
+            .collect();
+        // The children's table reads, all at once: each is a cache miss,
+        // and issued together they overlap instead of coming one by one
+        // between the leaf checks below.
+        self.tt.warm(children.iter().map(|c| Key::new(c.pos, ct)));
+        for c in &mut children {
+            let child = c.pos;
+            c.fixed = if let Some(k) = (c.irrev..=ply).find(|&k| self.path[k] == child) {
                 Some(Pn::from_res(Res::repetition(ct, k)))
             } else {
                 self.settled_without_search(&child, ct)
             };
-            let score = evaluate(&child);
-            let last = match fixed {
+            c.score = evaluate(&child);
+            c.last = match c.fixed {
                 Some(v) => v,
                 None => self
                     .lookup(&child, ct)
-                    .unwrap_or_else(|| initial_numbers(score)),
+                    .unwrap_or_else(|| initial_numbers(c.score)),
             };
-            children.push(Child {
-                mv: *m,
-                pos: child,
-                irrev: cirrev,
-                fixed,
-                last,
-                score,
-            });
         }
         children.sort_by_key(|c| c.score);
         children
