@@ -4,7 +4,7 @@
 use engine::{Move, Position, Square, Value};
 
 /// Key of a table entry: the position and the mover's threshold.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
     /// The full position.
     pub pos: Position,
@@ -247,6 +247,81 @@ impl<V> Table<V> {
 mod tests {
     use super::*;
     use engine::MoveList;
+
+    /// Distinct keys: the positions of random games, at both thresholds.
+    fn keys(n: usize) -> Vec<Key> {
+        let mut seen = std::collections::HashSet::new();
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut pos = Position::initial();
+        while seen.len() < n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let mut list = MoveList::new();
+            pos.legal_moves(&mut list);
+            if list.is_empty() {
+                pos = Position::initial();
+                continue;
+            }
+            let m = list.as_slice()[(x % list.len() as u64) as usize];
+            pos = pos.play_unchecked(&m);
+            let t = if x & 1 == 0 { Value::Win } else { Value::Draw };
+            seen.insert(Key::new(pos, t));
+        }
+        seen.into_iter().collect()
+    }
+
+    #[test]
+    fn the_table_behaves_as_a_map_through_growth_removals_and_clearing() {
+        let keys = keys(6_000);
+        let mut table: Table<u32> = Table::default();
+        let mut map = std::collections::HashMap::new();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for round in 0..40_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = keys[(x % keys.len() as u64) as usize];
+            match (x >> 32) % 8 {
+                0..=2 => {
+                    table.insert(key, round);
+                    map.insert(key, round);
+                }
+                3 => {
+                    *table.get_or_insert_with(key, || round) += 1;
+                    *map.entry(key).or_insert(round) += 1;
+                }
+                4 => {
+                    if let Some(v) = table.get_mut(&key) {
+                        *v ^= 1;
+                    }
+                    if let Some(v) = map.get_mut(&key) {
+                        *v ^= 1;
+                    }
+                }
+                _ => assert_eq!(table.get(&key), map.get(&key), "round {round}"),
+            }
+            if round % 5_000 == 4_999 {
+                // Removals that leave holes inside clusters.
+                let odd = |v: &u32| v % 3 != 0;
+                table.retain(|_, v| odd(v));
+                map.retain(|_, v| odd(v));
+            }
+            if round == 30_000 {
+                table.clear();
+                map.clear();
+            }
+            assert_eq!(table.len(), map.len(), "round {round}");
+        }
+        for key in &keys {
+            assert_eq!(table.get(key), map.get(key));
+        }
+        let mut values: Vec<u32> = table.values().copied().collect();
+        let mut expected: Vec<u32> = map.values().copied().collect();
+        values.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(values, expected);
+    }
 
     #[test]
     fn a_move_slot_holds_every_move_and_none() {

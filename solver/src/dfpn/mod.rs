@@ -744,5 +744,8 @@ mod tests {
     #[test]
     fn a_table_entry_is_compact() {
         assert_eq!(std::mem::size_of::<(Key, Entry)>(), 40);
+        // An empty slot costs no more (`None` uses a value the key's
+        // side to move never takes).
+        assert_eq!(std::mem::size_of::<Option<(Key, Entry)>>(), 40);
     }
 }
