@@ -71,6 +71,16 @@ struct Entry {
     best: MoveSlot,
 }
 
+impl Default for Entry {
+    /// What fills the table's free slots.
+    fn default() -> Self {
+        Entry {
+            kind: Kind::Repeated,
+            best: MoveSlot::NONE,
+        }
+    }
+}
+
 /// The result of one [`AlphaBeta::prove`] call.
 #[derive(Clone, Copy, Debug)]
 pub struct AbOutcome {

@@ -1,7 +1,7 @@
 //! A hash map keyed by the full position (12 bytes of bitboards plus the
 //! side to move) and the node threshold, never by a hash alone.
 
-use engine::{Move, Position, Square, Value};
+use engine::{Color, Move, Position, Square, Value};
 
 /// Key of a table entry: the position and the mover's threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -35,6 +35,13 @@ const NONE_SQUARE: Square = match Square::from_index(0) {
     None => panic!("square 0 exists"),
 };
 
+impl Default for MoveSlot {
+    /// No move.
+    fn default() -> Self {
+        MoveSlot::NONE
+    }
+}
+
 impl MoveSlot {
     /// No move.
     pub const NONE: MoveSlot = MoveSlot(Move::new(NONE_SQUARE, NONE_SQUARE, 0));
@@ -58,19 +65,100 @@ impl MoveSlot {
 ///
 /// The searches look up every child of every node they expand, at random
 /// places in a table of gigabytes: each lookup is a cache miss. A slot
-/// holds the whole key and its value, and an entry usually sits in its
-/// home slot or the next few, so a lookup costs one miss (a general hash
-/// map reads its control bytes, then the slot: two misses in a row).
+/// holds the whole key (16 bytes) and its value, and an entry usually
+/// sits in its home slot or the next few, so a lookup costs one miss (a
+/// general hash map reads its control bytes, then the slot: two misses in
+/// a row). [`Table::warm`] overlaps the misses of many lookups.
 ///
 /// The array doubles when it would pass [`MAX_LOAD_TENTHS`] tenths full;
 /// removals ([`Table::retain`]) re-place the entries left so that every
-/// lookup still finds its key.
+/// lookup still finds its key. `V::default()` fills the free slots and is
+/// never read.
 #[derive(Clone, Debug)]
 pub struct Table<V> {
     /// A power of two of slots (or none before the first insertion).
-    slots: Vec<Option<(Key, V)>>,
+    slots: Vec<Slot<V>>,
     /// Occupied slots.
     len: usize,
+}
+
+/// A key as a slot holds it: the bitboards, then the side to move, the
+/// threshold and whether the slot is taken as bits of one word (all
+/// zero: a free slot).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+struct Packed {
+    black: u32,
+    white: u32,
+    kings: u32,
+    flags: u32,
+}
+
+/// [`Packed::flags`]: the slot holds an entry.
+const TAKEN: u32 = 1;
+/// [`Packed::flags`]: White is to move.
+const WHITE_TO_MOVE: u32 = 2;
+/// [`Packed::flags`]: the threshold is a win.
+const WIN: u32 = 4;
+
+impl Packed {
+    #[inline(always)]
+    fn of(key: &Key) -> Packed {
+        let (black, white, kings, side) = key.pos.parts();
+        Packed {
+            black,
+            white,
+            kings,
+            flags: TAKEN
+                | if side == Color::White { WHITE_TO_MOVE } else { 0 }
+                | if key.win { WIN } else { 0 },
+        }
+    }
+
+    fn key(&self) -> Key {
+        let side = if self.flags & WHITE_TO_MOVE != 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Key {
+            pos: Position::from_bitboards_unchecked(self.black, self.white, self.kings, side),
+            win: self.flags & WIN != 0,
+        }
+    }
+
+    #[inline(always)]
+    fn taken(&self) -> bool {
+        self.flags & TAKEN != 0
+    }
+
+    /// The home slot's hash: every bit mixed into the low bits (a
+    /// multiply, then a shift-xor and a multiply to spread the high bits
+    /// down).
+    #[inline(always)]
+    fn hash(&self) -> u64 {
+        let x = self.black as u64 | (self.white as u64) << 32;
+        let y = (self.kings as u64) << 32 | self.flags as u64;
+        let mut z = x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ y.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+        z ^= z >> 29;
+        z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z ^ (z >> 32)
+    }
+}
+
+/// A slot: the key first, so that its first byte and the next slot's
+/// bound the slot in memory ([`Table::warm`]).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Slot<V> {
+    key: Packed,
+    value: V,
+}
+
+/// Bytes a slot of a table of `V` takes (the table's memory per entry,
+/// over its free slots).
+pub const fn slot_bytes<V>() -> usize {
+    std::mem::size_of::<Slot<V>>()
 }
 
 /// The array grows before more than this many tenths of it are taken:
@@ -91,21 +179,7 @@ impl<V> Default for Table<V> {
     }
 }
 
-/// The home slot's hash of a key: every bit of the position and the
-/// threshold mixed into the low bits (a multiply, then a shift-xor and
-/// a multiply to spread the high bits down).
-#[inline(always)]
-fn hash(key: &Key) -> u64 {
-    let (b, w, k, side) = key.pos.parts();
-    let x = b as u64 | (w as u64) << 32;
-    let y = (k as u64) << 2 | ((side == engine::Color::White) as u64) << 1 | key.win as u64;
-    let mut z = x.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ y.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
-    z ^= z >> 29;
-    z = z.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z ^ (z >> 32)
-}
-
-impl<V> Table<V> {
+impl<V: Copy + Default> Table<V> {
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.len
@@ -116,36 +190,40 @@ impl<V> Table<V> {
         self.len == 0
     }
 
-    /// The slot holding `key`, or the empty slot where it would go.
+    /// The slot holding `key`, or the free slot where it would go.
     #[inline(always)]
-    fn find(&self, key: &Key) -> usize {
+    fn find(&self, key: &Packed) -> usize {
         let mask = self.slots.len() - 1;
-        let mut i = hash(key) as usize & mask;
+        let mut i = key.hash() as usize & mask;
         loop {
-            match &self.slots[i] {
-                Some((k, _)) if k != key => i = (i + 1) & mask,
-                _ => return i,
+            let k = &self.slots[i].key;
+            if k == key || !k.taken() {
+                return i;
             }
+            i = (i + 1) & mask;
         }
+    }
+
+    /// The taken slot holding `key`.
+    #[inline(always)]
+    fn slot_of(&self, key: &Key) -> Option<usize> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let i = self.find(&Packed::of(key));
+        self.slots[i].key.taken().then_some(i)
     }
 
     /// The value of `key`.
     #[inline]
     pub fn get(&self, key: &Key) -> Option<&V> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        self.slots[self.find(key)].as_ref().map(|(_, v)| v)
+        self.slot_of(key).map(|i| &self.slots[i].value)
     }
 
     /// The value of `key`, to change.
     #[inline]
     pub fn get_mut(&mut self, key: &Key) -> Option<&mut V> {
-        if self.slots.is_empty() {
-            return None;
-        }
-        let i = self.find(key);
-        self.slots[i].as_mut().map(|(_, v)| v)
+        self.slot_of(key).map(|i| &mut self.slots[i].value)
     }
 
     /// The value of `key`, inserting `make()` first when it has none.
@@ -154,59 +232,65 @@ impl<V> Table<V> {
         if (self.len + 1) * 10 > self.slots.len() * MAX_LOAD_TENTHS {
             self.grow();
         }
-        let i = self.find(&key);
+        let packed = Packed::of(&key);
+        let i = self.find(&packed);
         let slot = &mut self.slots[i];
-        if slot.is_none() {
+        if !slot.key.taken() {
+            *slot = Slot {
+                key: packed,
+                value: make(),
+            };
             self.len += 1;
         }
-        &mut slot.get_or_insert_with(|| (key, make())).1
+        &mut slot.value
     }
 
     /// Sets the value of `key`.
     #[inline]
     pub fn insert(&mut self, key: Key, value: V) {
-        let mut value = Some(value);
-        let v = self.get_or_insert_with(key, || value.take().expect("taken once"));
-        if let Some(value) = value {
-            *v = value;
-        }
+        *self.get_or_insert_with(key, || value) = value;
     }
 
-    /// Reads the home slot of each of `keys`, so that lookups that follow
-    /// find it in the cache: the reads do not wait for each other, so
-    /// their cache misses overlap (a lookup branches on what it reads,
-    /// which holds up the next one).
+    /// Reads the slots of `keys`, so that lookups that follow find them
+    /// in the cache: these reads do not wait for each other, so their
+    /// cache misses overlap (a lookup branches on what it reads, which
+    /// holds up the next one). A slot may straddle two cache lines; its
+    /// first byte and the next slot's lie in both.
     #[inline]
     pub fn warm(&self, keys: impl Iterator<Item = Key>) {
         if self.slots.is_empty() {
             return;
         }
         let mask = self.slots.len() - 1;
-        let taken = keys
-            .map(|key| self.slots[hash(&key) as usize & mask].is_some() as u32)
-            .sum::<u32>();
-        std::hint::black_box(taken);
+        let touched = keys
+            .map(|key| {
+                let i = Packed::of(&key).hash() as usize & mask;
+                self.slots[i].key.black ^ self.slots[(i + 1) & mask].key.black
+            })
+            .fold(0, |a, b| a ^ b);
+        std::hint::black_box(touched);
     }
 
     /// The values, in no particular order.
     pub fn values(&self) -> impl Iterator<Item = &V> + '_ {
-        self.slots.iter().flatten().map(|(_, v)| v)
+        self.slots
+            .iter()
+            .filter(|s| s.key.taken())
+            .map(|s| &s.value)
     }
 
     /// Removes every entry (the array keeps its size).
     pub fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = None);
+        self.slots.fill(Slot::default());
         self.len = 0;
     }
 
     /// Keeps only the entries for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut V) -> bool) {
         for slot in &mut self.slots {
-            if let Some((k, v)) = slot {
-                if !keep(k, v) {
-                    *slot = None;
-                    self.len -= 1;
-                }
+            if slot.key.taken() && !keep(&slot.key.key(), &mut slot.value) {
+                *slot = Slot::default();
+                self.len -= 1;
             }
         }
         self.replace_all();
@@ -219,14 +303,15 @@ impl<V> Table<V> {
     /// cluster, which starts after a free slot, so it never moves forward.
     fn replace_all(&mut self) {
         let n = self.slots.len();
-        let Some(free) = self.slots.iter().position(|s| s.is_none()) else {
+        let Some(free) = self.slots.iter().position(|s| !s.key.taken()) else {
             return;
         };
         for j in 1..n {
             let i = (free + j) & (n - 1);
-            if let Some((k, v)) = self.slots[i].take() {
-                let to = self.find(&k);
-                self.slots[to] = Some((k, v));
+            if self.slots[i].key.taken() {
+                let slot = std::mem::take(&mut self.slots[i]);
+                let to = self.find(&slot.key);
+                self.slots[to] = slot;
             }
         }
     }
@@ -235,10 +320,10 @@ impl<V> Table<V> {
     /// entry.
     fn grow(&mut self) {
         let n = (self.slots.len() * 2).max(FIRST_SLOTS);
-        let old = std::mem::replace(&mut self.slots, (0..n).map(|_| None).collect());
-        for (k, v) in old.into_iter().flatten() {
-            let to = self.find(&k);
-            self.slots[to] = Some((k, v));
+        let old = std::mem::replace(&mut self.slots, vec![Slot::default(); n]);
+        for slot in old.into_iter().filter(|s| s.key.taken()) {
+            let to = self.find(&slot.key);
+            self.slots[to] = slot;
         }
     }
 }

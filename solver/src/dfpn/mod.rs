@@ -81,8 +81,8 @@ impl Default for DfpnConfig {
     }
 }
 
-/// A table entry.
-#[derive(Clone, Copy, Debug)]
+/// A table entry (the default one fills free slots).
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
     /// Proof number for the mover, 0..=INF (0: proved).
     phi: u32,
@@ -102,6 +102,16 @@ struct Entry {
 struct Looped {
     status: Status,
     best: Option<Move>,
+}
+
+impl Default for Looped {
+    /// What fills the side table's free slots.
+    fn default() -> Self {
+        Looped {
+            status: Status::Unknown,
+            best: None,
+        }
+    }
 }
 
 /// The bit of [`Entry::work`] marking a result held on trust (see the
@@ -738,14 +748,12 @@ fn combine(children: &[Child]) -> (Pn, usize, u32) {
 mod tests {
     use super::*;
 
-    /// A table bucket (key and entry) takes 40 bytes: the table's memory
-    /// per position, before the map's own overhead (56 with a 64-bit work
-    /// count and an `Option<Move>`).
+    /// An entry takes 20 bytes, and a table slot 36 with its key: the
+    /// table's memory per position (a slot of 40 bytes with a 64-bit work
+    /// count, 48 with an `Option<Move>`).
     #[test]
     fn a_table_entry_is_compact() {
-        assert_eq!(std::mem::size_of::<(Key, Entry)>(), 40);
-        // An empty slot costs no more (`None` uses a value the key's
-        // side to move never takes).
-        assert_eq!(std::mem::size_of::<Option<(Key, Entry)>>(), 40);
+        assert_eq!(std::mem::size_of::<Entry>(), 20);
+        assert_eq!(crate::table::slot_bytes::<Entry>(), 36);
     }
 }
