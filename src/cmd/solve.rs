@@ -94,7 +94,9 @@ pub struct Args {
     /// Largest proof tree to extract.
     #[arg(long, default_value_t = 5_000_000)]
     pub max_proof_nodes: usize,
-    /// Table size per solver, in entries.
+    /// Table size per solver, in entries. A table takes a power of two
+    /// of slots of 36 bytes (df-pn), at most 70% of them full: 302 MB for
+    /// the default, 2.4 GB for 40 M entries, 4.8 GB for 80 M.
     #[arg(long, default_value_t = 4_000_000)]
     pub table_entries: usize,
     /// Most positions the retrograde analysis (--solver retro|all) may
