@@ -388,7 +388,7 @@ mod tests {
             }
             if round % 5_000 == 4_999 {
                 // Removals that leave holes inside clusters.
-                let odd = |v: &u32| v % 3 != 0;
+                let odd = |v: &u32| !v.is_multiple_of(3);
                 table.retain(|_, v| odd(v));
                 map.retain(|_, v| odd(v));
             }
