@@ -110,7 +110,11 @@ impl Packed {
             white,
             kings,
             flags: TAKEN
-                | if side == Color::White { WHITE_TO_MOVE } else { 0 }
+                | if side == Color::White {
+                    WHITE_TO_MOVE
+                } else {
+                    0
+                }
                 | if key.win { WIN } else { 0 },
         }
     }
