@@ -27,8 +27,8 @@
 #   checkers solve B:W14,20,26,31:B5,6,17,K32 --solver dfpn --question win \
 #     --time 1500 --egdb-pieces 7 --table-entries 40000000 --trust-loops
 #
-# Wiswell's 12-piece win W:W12,15,16,25,30,32:B3,7,9,14,18,24 takes the
-# 7-piece set and a larger table than the standard run's (48,300,732 nodes,
+# Wiswell's 12-piece win W:W12,15,16,25,30,32:B3,7,9,14,18,24 is settled
+# with the whole 7-piece set and a table of 40 M entries (48,300,732 nodes,
 # 129 s; a verified proof of 178,023 positions, depth 125):
 #
 #   checkers solve W:W12,15,16,25,30,32:B3,7,9,14,18,24 --solver dfpn \
