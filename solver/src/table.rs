@@ -66,9 +66,10 @@ impl MoveSlot {
 /// The searches look up every child of every node they expand, at random
 /// places in a table of gigabytes: each lookup is a cache miss. A slot
 /// holds the whole key (16 bytes) and its value, and an entry usually
-/// sits in its home slot or the next few, so a lookup costs one miss (a
-/// general hash map reads its control bytes, then the slot: two misses in
-/// a row). [`Table::warm`] overlaps the misses of many lookups.
+/// sits in its home slot or the next few, so a lookup reads one place
+/// that is known before it starts: [`Table::warm`] reads the places of
+/// many lookups at once, so that their misses overlap (a general hash map
+/// gives no way to do that).
 ///
 /// The array doubles when it would pass [`MAX_LOAD_TENTHS`] tenths full;
 /// removals ([`Table::retain`]) re-place the entries left so that every

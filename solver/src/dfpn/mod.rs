@@ -749,8 +749,8 @@ mod tests {
     use super::*;
 
     /// An entry takes 20 bytes, and a table slot 36 with its key: the
-    /// table's memory per position (a slot of 40 bytes with a 64-bit work
-    /// count, 48 with an `Option<Move>`).
+    /// table's memory per position (48 with a 64-bit work count and an
+    /// `Option<Move>`).
     #[test]
     fn a_table_entry_is_compact() {
         assert_eq!(std::mem::size_of::<Entry>(), 20);
