@@ -27,6 +27,14 @@
 #   checkers solve B:W14,20,26,31:B5,6,17,K32 --solver dfpn --question win \
 #     --time 1500 --egdb-pieces 7 --table-entries 40000000 --trust-loops
 #
+# Drinkwater's 6-piece draw B:W28,32,K15:B3,12,26 is settled by df-pn with
+# the 5-piece databases, building on results that relied on a repetition:
+# ">=draw" in 650,485,469 nodes, 553 s (a verified proof of 1,275,940
+# positions); "not a win" (--question win) in 160 nodes:
+#
+#   checkers solve B:W28,32,K15:B3,12,26 --solver dfpn --question draw \
+#     --time 900 --egdb-pieces 5 --table-entries 40000000 --trust-loops
+#
 # Wiswell's 12-piece win W:W12,15,16,25,30,32:B3,7,9,14,18,24 is settled
 # with the whole 7-piece set and a table of 40 M entries (48,300,732 nodes,
 # 129 s; a verified proof of 178,023 positions, depth 125):
