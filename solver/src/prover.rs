@@ -250,7 +250,7 @@ impl<'a> AlphaBeta<'a> {
     /// Drops open and repetition entries; then, if still over half full,
     /// everything (proved entries are only a speed-up).
     fn collect_garbage(&mut self) {
-        self.tt.retain(|_, e| matches!(e.kind, Kind::Proved(_)));
+        self.tt.retain(|e| matches!(e.kind, Kind::Proved(_)));
         if self.tt.len() >= self.cfg.table_entries / 2 {
             self.tt.clear();
         }

@@ -120,18 +120,6 @@ impl Packed {
         }
     }
 
-    fn key(&self) -> Key {
-        let side = if self.flags & WHITE_TO_MOVE != 0 {
-            Color::White
-        } else {
-            Color::Black
-        };
-        Key {
-            pos: Position::from_bitboards_unchecked(self.black, self.white, self.kings, side),
-            win: self.flags & WIN != 0,
-        }
-    }
-
     #[inline(always)]
     fn taken(&self) -> bool {
         self.flags & TAKEN != 0
@@ -290,10 +278,10 @@ impl<V: Copy + Default> Table<V> {
         self.len = 0;
     }
 
-    /// Keeps only the entries for which `keep` is true.
-    pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut V) -> bool) {
+    /// Keeps only the entries whose value `keep` is true of.
+    pub fn retain(&mut self, mut keep: impl FnMut(&V) -> bool) {
         for slot in &mut self.slots {
-            if slot.key.taken() && !keep(&slot.key.key(), &mut slot.value) {
+            if slot.key.taken() && !keep(&slot.value) {
                 *slot = Slot::default();
                 self.len -= 1;
             }
@@ -338,15 +326,21 @@ mod tests {
     use super::*;
     use engine::MoveList;
 
+    /// The next number of a xorshift sequence.
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     /// Distinct keys: the positions of random games, at both thresholds.
     fn keys(n: usize) -> Vec<Key> {
         let mut seen = std::collections::HashSet::new();
         let mut x: u64 = 0x2545_F491_4F6C_DD1D;
         let mut pos = Position::initial();
         while seen.len() < n {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            next(&mut x);
             let mut list = MoveList::new();
             pos.legal_moves(&mut list);
             if list.is_empty() {
@@ -368,9 +362,7 @@ mod tests {
         let mut map = std::collections::HashMap::new();
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
         for round in 0..40_000u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            next(&mut x);
             let key = keys[(x % keys.len() as u64) as usize];
             match (x >> 32) % 8 {
                 0..=2 => {
@@ -394,7 +386,7 @@ mod tests {
             if round % 5_000 == 4_999 {
                 // Removals that leave holes inside clusters.
                 let odd = |v: &u32| !v.is_multiple_of(3);
-                table.retain(|_, v| odd(v));
+                table.retain(odd);
                 map.retain(|_, v| odd(v));
             }
             if round == 30_000 {

@@ -531,7 +531,7 @@ impl<'a> Dfpn<'a> {
             if excess > 0 {
                 let (_, cut, _) = works.select_nth_unstable(excess - 1);
                 let cut = *cut;
-                self.tt.retain(|_, e| kept(e) || e.work() > cut);
+                self.tt.retain(|e| kept(e) || e.work() > cut);
             }
         }
         if self.tt.len() > target {
@@ -539,7 +539,7 @@ impl<'a> Dfpn<'a> {
             let excess = self.tt.len() - target;
             let (_, cut, _) = works.select_nth_unstable(excess - 1);
             let cut = *cut;
-            self.tt.retain(|_, e| e.work() > cut);
+            self.tt.retain(|e| e.work() > cut);
         }
     }
 
