@@ -92,6 +92,18 @@ impl Budget {
     pub fn aborted(&self) -> bool {
         self.aborted
     }
+
+    /// Ends the current call as if it had run out.
+    pub fn abort(&mut self) {
+        self.aborted = true;
+    }
+
+    /// Sets the count over all calls (a search resumed from a checkpoint
+    /// goes on from the nodes its tables took).
+    pub fn set_nodes(&mut self, nodes: u64) {
+        self.nodes = nodes;
+        self.start = nodes;
+    }
 }
 
 #[cfg(test)]

@@ -29,4 +29,4 @@ pub mod verify;
 pub use budget::Limits;
 pub use leaves::Leaves;
 pub use question::{Res, Status};
-pub use solve::{solve, SolveOptions, SolveReport, SolverKind, EXTRACTION_RUN};
+pub use solve::{solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind, EXTRACTION_RUN};

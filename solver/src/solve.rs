@@ -4,7 +4,7 @@
 //! verifier check it before anything is reported.
 
 use crate::budget::Limits;
-use crate::dfpn::{Dfpn, DfpnConfig};
+use crate::dfpn::{CheckpointError, CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status};
@@ -14,6 +14,7 @@ use crate::verify::{verify, VerifyError, VerifyReport};
 use engine::notation::fen::to_fen;
 use engine::{Move, Position, Value};
 use proofdb::{Outcome, ProofTree, Provenance, Question};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant};
 use thiserror::Error;
@@ -78,6 +79,19 @@ pub struct SolveOptions {
     /// Let df-pn build on results that rely on a repetition before they
     /// are checked ([`crate::dfpn::DfpnConfig::trust`]).
     pub trust_loops: bool,
+    /// Keep df-pn's tables in a file, written as the search goes and
+    /// after each question, and read back by the next run of the same
+    /// search ([`crate::dfpn::checkpoint`]).
+    pub checkpoint: Option<CheckpointPlan>,
+}
+
+/// Where and how often df-pn's tables are written ([`SolveOptions::checkpoint`]).
+#[derive(Clone, Debug)]
+pub struct CheckpointPlan {
+    /// The file (read back when it exists).
+    pub path: PathBuf,
+    /// Time between two writes during a search.
+    pub every: Duration,
 }
 
 impl Default for SolveOptions {
@@ -95,6 +109,7 @@ impl Default for SolveOptions {
             progress: None,
             retro_positions: 30_000_000,
             trust_loops: false,
+            checkpoint: None,
         }
     }
 }
@@ -150,6 +165,8 @@ pub struct SolveReport {
     pub proofs: Vec<VerifiedProof>,
     /// Summary provenance (solvers, total nodes and time).
     pub provenance: Provenance,
+    /// What df-pn's tables were resumed from ([`SolveOptions::checkpoint`]).
+    pub resumed: Option<CheckpointStats>,
 }
 
 /// A failure that must never go unnoticed.
@@ -182,6 +199,9 @@ pub enum SolveError {
         /// Why (not a `source`: the message already holds it).
         why: ExtractError,
     },
+    /// df-pn's tables could not be written or read back.
+    #[error("checkpoint: {0}")]
+    Checkpoint(#[from] CheckpointError),
     /// The retrograde analysis and the searches proved incompatible
     /// results.
     #[error("{fen}: the retrograde analysis proved {retro}, the searches {search}")]
@@ -277,6 +297,7 @@ fn solve_here(
                 egdb_pieces: opts.egdb_pieces,
                 run_id: String::new(),
             },
+            resumed: None,
         });
     }
     // The searches, with what is left of the time, on what is left open.
@@ -332,6 +353,7 @@ fn solve_here(
             egdb_pieces: opts.egdb_pieces,
             run_id: String::new(),
         },
+        resumed: rep.resumed,
     })
 }
 
@@ -512,6 +534,20 @@ fn search_here(
             ..DfpnConfig::default()
         },
     );
+    // The tables' file names the root and the databases: a checkpoint of
+    // another search is refused, not mixed in.
+    let context = format!(
+        "{} with databases up to {} pieces",
+        to_fen(&root),
+        opts.egdb_pieces
+    );
+    let mut resumed = None;
+    if let Some(plan) = &opts.checkpoint {
+        if plan.path.exists() {
+            resumed = Some(df.load_checkpoint(&plan.path, &context)?);
+        }
+        df.checkpoint_every(&plan.path, &context, plan.every);
+    }
     let mut runs = Vec::new();
     let mut proofs = Vec::new();
     // With a time limit, each question gets a share of what is left (the
@@ -555,6 +591,12 @@ fn search_here(
             df.set_deadline(until);
             let (n0, t0) = (df.nodes(), Instant::now());
             let o = df.prove(root, t, &[]);
+            if let Some(plan) = &opts.checkpoint {
+                if let Some(e) = df.checkpoint_failure() {
+                    return Err(e.into());
+                }
+                df.save_checkpoint(&plan.path, &context)?;
+            }
             runs.push(QuestionRun {
                 threshold: t,
                 solver: "dfpn",
@@ -745,6 +787,7 @@ fn search_here(
         runs,
         proofs,
         provenance,
+        resumed,
     })
 }
 

@@ -71,7 +71,7 @@ impl MoveSlot {
 /// many lookups at once, so that their misses overlap (a general hash map
 /// gives no way to do that).
 ///
-/// The array doubles when it would pass [`MAX_LOAD_TENTHS`] tenths full;
+/// The array doubles when it would pass `MAX_LOAD_TENTHS` tenths full;
 /// removals ([`Table::retain`]) re-place the entries left so that every
 /// lookup still finds its key. `V::default()` fills the free slots and is
 /// never read.
@@ -117,6 +117,19 @@ impl Packed {
                     0
                 }
                 | if key.win { WIN } else { 0 },
+        }
+    }
+
+    /// The key held (a taken slot's).
+    fn key(&self) -> Key {
+        let side = if self.flags & WHITE_TO_MOVE != 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        Key {
+            pos: Position::from_bitboards_unchecked(self.black, self.white, self.kings, side),
+            win: self.flags & WIN != 0,
         }
     }
 
@@ -272,6 +285,14 @@ impl<V: Copy + Default> Table<V> {
             .map(|s| &s.value)
     }
 
+    /// The entries with their keys, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = (Key, &V)> + '_ {
+        self.slots
+            .iter()
+            .filter(|s| s.key.taken())
+            .map(|s| (s.key.key(), &s.value))
+    }
+
     /// Removes every entry (the array keeps its size).
     pub fn clear(&mut self) {
         self.slots.fill(Slot::default());
@@ -403,6 +424,9 @@ mod tests {
         values.sort_unstable();
         expected.sort_unstable();
         assert_eq!(values, expected);
+        let entries: std::collections::HashMap<Key, u32> =
+            table.entries().map(|(k, v)| (k, *v)).collect();
+        assert_eq!(entries, map);
     }
 
     #[test]

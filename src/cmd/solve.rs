@@ -7,7 +7,7 @@ use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
 use proofdb::{LiveResults, ResultRecord, Store};
 use solver::proofio::{self, StoredProof};
-use solver::solve::{solve, Ask, SolveOptions, SolveReport, SolverKind};
+use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -109,6 +109,22 @@ pub struct Args {
     /// wins; the results stay sound: see solver::dfpn)
     #[arg(long)]
     pub trust_loops: bool,
+    /// Keep df-pn's tables in FILE so that a long search survives being
+    /// stopped or killed: written every --checkpoint-every seconds, on
+    /// SIGINT and after each question (through a temporary file, so a
+    /// kill during a write keeps the previous one), and read back when
+    /// the same command runs again (the same position and --egdb-pieces;
+    /// another search's file is refused). About 26 bytes per table entry.
+    #[arg(long, value_name = "FILE", conflicts_with = "batch")]
+    pub checkpoint: Option<PathBuf>,
+    /// Seconds between two checkpoint writes during a search.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 900.0,
+        requires = "checkpoint"
+    )]
+    pub checkpoint_every: f64,
     /// Proof store: its results are leaves of the search, and every
     /// settled result is written to it with its verified proof trees.
     #[arg(long, value_name = "FILE", conflicts_with = "no_proof")]
@@ -206,6 +222,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         progress: Some(work),
         retro_positions: args.retro_positions,
         trust_loops: args.trust_loops,
+        checkpoint: match &args.checkpoint {
+            None => None,
+            Some(_) if args.solver.kind() == SolverKind::Ab => {
+                anyhow::bail!("--checkpoint keeps df-pn's tables: use it with --solver dfpn")
+            }
+            Some(path) => Some(CheckpointPlan {
+                path: path.clone(),
+                every: match args.checkpoint_every {
+                    s if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
+                    s => anyhow::bail!(
+                        "--checkpoint-every must be a positive number of seconds, not {s}"
+                    ),
+                },
+            }),
+        },
     };
     // A batch prints as it goes: on a shared terminal, log lines only.
     let report = WorkReport::start(
@@ -448,6 +479,13 @@ fn print_report(rep: &SolveReport) {
     }
     println!("nodes     {}", rep.provenance.nodes);
     println!("time      {} ms", rep.provenance.millis);
+    if let Some(r) = rep.resumed {
+        println!(
+            "resumed   from a checkpoint of {} nodes ({} table entries, {} kept apart); \
+             the nodes above are this run's",
+            r.nodes, r.entries, r.looped
+        );
+    }
     for p in &rep.proofs {
         let v = &p.report;
         println!(
@@ -548,5 +586,10 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
         "solver": rep.provenance.solver,
         "runs": runs,
         "proofs": proofs,
+        "resumed": rep.resumed.map(|r| serde_json::json!({
+            "nodes": r.nodes,
+            "entries": r.entries,
+            "looped": r.looped,
+        })),
     })
 }

@@ -38,9 +38,13 @@ use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use closure::Look;
 use engine::{Move, MoveList, Position, Value};
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
+pub mod checkpoint;
 pub mod closure;
+
+pub use checkpoint::{CheckpointError, CheckpointStats};
 
 /// Infinite proof or disproof number.
 pub const INF: u32 = u32::MAX;
@@ -288,7 +292,22 @@ pub struct Dfpn<'a> {
     trust: TrustStats,
     /// Whether this call builds on trusted results (else it ignores them).
     trusting: bool,
+    /// Where and how often the tables are written during a search.
+    periodic: Option<Periodic>,
 }
+
+/// Checkpoints written as a search goes ([`Dfpn::checkpoint_every`]).
+struct Periodic {
+    path: PathBuf,
+    context: String,
+    every: Duration,
+    last: Instant,
+    /// Why the last write failed (the search stopped then).
+    failed: Option<CheckpointError>,
+}
+
+/// Nodes between two looks at the clock for a periodic checkpoint.
+const CHECKPOINT_LOOK_EVERY: u64 = 1 << 20;
 
 impl<'a> Dfpn<'a> {
     /// A prover consulting `leaves`, with limits `cfg`.
@@ -302,6 +321,66 @@ impl<'a> Dfpn<'a> {
             budget: Budget::default(),
             trust: TrustStats::default(),
             trusting: false,
+            periodic: None,
+        }
+    }
+
+    /// Writes the tables to `path` ([`checkpoint`]; the file says they
+    /// were searched for `context`, which names the root and the leaves).
+    pub fn save_checkpoint(
+        &self,
+        path: &Path,
+        context: &str,
+    ) -> Result<CheckpointStats, CheckpointError> {
+        checkpoint::save(self, path, context)
+    }
+
+    /// Reads the tables back from a checkpoint written for `context`, and
+    /// the node count: a search goes on from there. The tables should be
+    /// empty.
+    pub fn load_checkpoint(
+        &mut self,
+        path: &Path,
+        context: &str,
+    ) -> Result<CheckpointStats, CheckpointError> {
+        checkpoint::load(self, path, context)
+    }
+
+    /// Writes a checkpoint to `path` every `every` of searching (looked at
+    /// once in a million nodes). A write that fails stops the search; see
+    /// [`Dfpn::checkpoint_failure`].
+    pub fn checkpoint_every(&mut self, path: &Path, context: &str, every: Duration) {
+        self.periodic = Some(Periodic {
+            path: path.to_path_buf(),
+            context: context.to_string(),
+            every,
+            last: Instant::now(),
+            failed: None,
+        });
+    }
+
+    /// Why a periodic checkpoint could not be written, if one could not
+    /// (taken: asked once).
+    pub fn checkpoint_failure(&mut self) -> Option<CheckpointError> {
+        self.periodic.as_mut().and_then(|p| p.failed.take())
+    }
+
+    /// Writes the periodic checkpoint when it is due.
+    fn maybe_checkpoint(&mut self) {
+        let due = match &self.periodic {
+            Some(p) => p.failed.is_none() && p.last.elapsed() >= p.every,
+            None => false,
+        };
+        if !due {
+            return;
+        }
+        let p = self.periodic.as_ref().expect("due");
+        let written = checkpoint::save(self, &p.path, &p.context);
+        let p = self.periodic.as_mut().expect("due");
+        p.last = Instant::now();
+        if let Err(e) = written {
+            p.failed = Some(e);
+            self.budget.abort();
         }
     }
 
@@ -562,6 +641,9 @@ impl<'a> Dfpn<'a> {
         // An exhausted budget is acted on after the leaf checks below: a
         // leaf is still settled.
         let _ = self.budget.tick(self.cfg.limits);
+        if self.budget.nodes().is_multiple_of(CHECKPOINT_LOOK_EVERY) {
+            self.maybe_checkpoint();
+        }
         if ply >= self.cfg.max_ply {
             return Pn::new(BIG, BIG);
         }

@@ -1,0 +1,493 @@
+//! A df-pn search's tables on disk, so that a long search survives being
+//! stopped or killed and goes on where it was (`checkers solve
+//! --checkpoint FILE`).
+//!
+//! df-pn keeps all it knows in its tables: a search restarted from the
+//! root with them follows the proof and disproof numbers back to where it
+//! left off. A checkpoint therefore holds the tables and the node count,
+//! nothing of the recursion. What it holds needs no trust: a settled entry
+//! is a fact about its position (or marked as held on trust, which a
+//! search checks before it answers), an open one only steers the search,
+//! and every proof is extracted and verified anew.
+//!
+//! The file (little-endian):
+//!
+//! ```text
+//! magic "CKDFPNCP", version u32, context length u32, context (UTF-8),
+//! nodes u64, entries u64, looped entries u64,
+//! entries:  black u32, white u32, kings u32, flags u8,
+//!           phi u32, delta u32, work u32, best u8           (26 bytes)
+//! looped:   black u32, white u32, kings u32, flags u8,
+//!           status u8, best u8                               (15 bytes)
+//! checksum u64 of every byte before it
+//! ```
+//!
+//! `flags`: bit 0 White to move, bit 1 the threshold is a win. `best`:
+//! the move's place in the position's legal move list, 255 for none.
+//! `status`: 0 success, 1 failure, 2 unknown. The context names what the tables were
+//! searched for (the root and the databases); a checkpoint is only read
+//! back for the same one. Writes go to a temporary file that is synced
+//! and renamed over the old checkpoint, so a kill during a write leaves
+//! the previous checkpoint whole.
+
+use super::{Dfpn, Entry, Looped};
+use crate::question::Status;
+use crate::table::{Key, MoveSlot};
+use engine::egdb::file::Checksum;
+use engine::{Color, Move, MoveList, Position};
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The first bytes of a checkpoint.
+const MAGIC: &[u8; 8] = b"CKDFPNCP";
+/// The format version written and read.
+pub const VERSION: u32 = 1;
+/// [`Entry`] record bytes.
+const ENTRY_BYTES: usize = 26;
+/// [`Looped`] record bytes.
+const LOOPED_BYTES: usize = 15;
+/// `best` of a record without a move.
+const NO_MOVE: u8 = u8::MAX;
+/// Bytes buffered before they are hashed and written.
+const CHUNK: usize = 1 << 20;
+
+/// Why a checkpoint could not be written or read back.
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    /// The file system refused.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file does not start as a checkpoint does.
+    #[error("{path}: not a df-pn checkpoint (it does not start with {MAGIC:?})")]
+    NotCheckpoint {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Another version of the format.
+    #[error("{path}: checkpoint version {found}, this program reads version {VERSION}")]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// The file ends early.
+    #[error("{path}: truncated (it ends inside {inside})")]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// The part it ends in.
+        inside: &'static str,
+    },
+    /// The bytes are not the ones written.
+    #[error("{path}: checksum mismatch: the file is corrupt")]
+    Checksum {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A record that no search writes (the checksum held).
+    #[error("{path}: record {record}: {what}")]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// Its number (entries first, then looped entries).
+        record: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// Written for another search.
+    #[error("{path}: written for {found}, not for {wanted}")]
+    OtherSearch {
+        /// The file.
+        path: PathBuf,
+        /// Its context.
+        found: String,
+        /// This search's.
+        wanted: String,
+    },
+}
+
+/// What a checkpoint holds, in numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CheckpointStats {
+    /// Nodes searched by every run that built the tables.
+    pub nodes: u64,
+    /// Table entries.
+    pub entries: u64,
+    /// Results kept apart (tagged with a repetition of their path).
+    pub looped: u64,
+}
+
+/// Writes `bytes` through a buffer that is hashed in whole words.
+struct HashedWriter {
+    file: File,
+    path: PathBuf,
+    buf: Vec<u8>,
+    sum: Checksum,
+}
+
+impl HashedWriter {
+    fn io(&self, source: std::io::Error) -> CheckpointError {
+        CheckpointError::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn put(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= CHUNK {
+            // Every update but the last must be whole words.
+            let n = self.buf.len() / 8 * 8;
+            self.sum.update(&self.buf[..n]);
+            self.file
+                .write_all(&self.buf[..n])
+                .map_err(|e| self.io(e))?;
+            self.buf.drain(..n);
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), CheckpointError> {
+        self.sum.update(&self.buf);
+        let sum = self.sum.finish();
+        self.buf.extend_from_slice(&sum.to_le_bytes());
+        self.file.write_all(&self.buf).map_err(|e| self.io(e))?;
+        self.file.sync_all().map_err(|e| self.io(e))
+    }
+}
+
+fn key_bytes(key: &Key) -> [u8; 13] {
+    let (b, w, k, side) = key.pos.parts();
+    let mut out = [0u8; 13];
+    out[0..4].copy_from_slice(&b.to_le_bytes());
+    out[4..8].copy_from_slice(&w.to_le_bytes());
+    out[8..12].copy_from_slice(&k.to_le_bytes());
+    out[12] = (side == Color::White) as u8 | (key.win as u8) << 1;
+    out
+}
+
+/// The place of `m` among the legal moves of `pos`.
+fn move_index(pos: &Position, m: Option<Move>) -> u8 {
+    let Some(m) = m else { return NO_MOVE };
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    list.iter()
+        .position(|x| *x == m)
+        .and_then(|i| u8::try_from(i).ok())
+        .filter(|&i| i != NO_MOVE)
+        .unwrap_or(NO_MOVE)
+}
+
+/// Writes the tables of `df` to `path` (through a temporary file renamed
+/// over it).
+pub(super) fn save(
+    df: &Dfpn<'_>,
+    path: &Path,
+    context: &str,
+) -> Result<CheckpointStats, CheckpointError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let file = File::create(&tmp).map_err(|source| CheckpointError::Io {
+        path: tmp.clone(),
+        source,
+    })?;
+    let stats = CheckpointStats {
+        nodes: df.nodes(),
+        entries: df.tt.len() as u64,
+        looped: df.looped.len() as u64,
+    };
+    let mut w = HashedWriter {
+        file,
+        path: tmp.clone(),
+        buf: Vec::with_capacity(CHUNK + 64),
+        sum: Checksum::default(),
+    };
+    w.put(MAGIC)?;
+    w.put(&VERSION.to_le_bytes())?;
+    w.put(&(context.len() as u32).to_le_bytes())?;
+    w.put(context.as_bytes())?;
+    for n in [stats.nodes, stats.entries, stats.looped] {
+        w.put(&n.to_le_bytes())?;
+    }
+    for (key, e) in df.tt.entries() {
+        let mut r = [0u8; ENTRY_BYTES];
+        r[..13].copy_from_slice(&key_bytes(&key));
+        r[13..17].copy_from_slice(&e.phi.to_le_bytes());
+        r[17..21].copy_from_slice(&e.delta.to_le_bytes());
+        r[21..25].copy_from_slice(&e.work.to_le_bytes());
+        r[25] = move_index(&key.pos, e.best.get());
+        w.put(&r)?;
+    }
+    for (key, l) in df.looped.entries() {
+        let mut r = [0u8; LOOPED_BYTES];
+        r[..13].copy_from_slice(&key_bytes(&key));
+        r[13] = match l.status {
+            Status::Success => 0,
+            Status::Failure => 1,
+            Status::Unknown => 2,
+        };
+        r[14] = move_index(&key.pos, l.best);
+        w.put(&r)?;
+    }
+    w.finish()?;
+    std::fs::rename(&tmp, path).map_err(|source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        // The rename itself is durable once the directory is synced.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+    Ok(stats)
+}
+
+/// Reads a file's bytes in order, naming the part that runs short.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    path: &'a Path,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize, inside: &'static str) -> Result<&[u8], CheckpointError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let Some(end) = end else {
+            return Err(CheckpointError::Truncated {
+                path: self.path.to_path_buf(),
+                inside,
+            });
+        };
+        let s = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(s)
+    }
+
+    fn u32(&mut self, inside: &'static str) -> Result<u32, CheckpointError> {
+        let b = self.take(4, inside)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self, inside: &'static str) -> Result<u64, CheckpointError> {
+        let lo = self.u32(inside)? as u64;
+        let hi = self.u32(inside)? as u64;
+        Ok(lo | hi << 32)
+    }
+}
+
+fn word(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// The key of a record, checked to be a position.
+fn record_key(r: &[u8]) -> Result<Key, String> {
+    if r[12] > 3 {
+        return Err(format!("flags {} (bits 0-1 only)", r[12]));
+    }
+    let side = if r[12] & 1 != 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let pos = Position::from_bitboards_unchecked(word(r, 0), word(r, 4), word(r, 8), side);
+    pos.validity_check()
+        .map_err(|e| format!("not a position: {e}"))?;
+    Ok(Key {
+        pos,
+        win: r[12] & 2 != 0,
+    })
+}
+
+/// The move at place `i` of the legal moves of `pos`.
+fn record_move(pos: &Position, i: u8) -> Result<Option<Move>, String> {
+    if i == NO_MOVE {
+        return Ok(None);
+    }
+    let mut list = MoveList::new();
+    pos.legal_moves(&mut list);
+    list.iter()
+        .nth(i as usize)
+        .map(|m| Some(*m))
+        .ok_or_else(|| format!("move {i} of a position with {} moves", list.len()))
+}
+
+/// Reads the tables of a checkpoint written for `context` into `df`
+/// (whose tables should be empty; entries read replace those present).
+pub(super) fn load(
+    df: &mut Dfpn<'_>,
+    path: &Path,
+    context: &str,
+) -> Result<CheckpointStats, CheckpointError> {
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let r = &mut Reader {
+        bytes: &bytes,
+        at: 0,
+        path,
+    };
+    if r.take(MAGIC.len(), "the magic")? != MAGIC {
+        return Err(CheckpointError::NotCheckpoint {
+            path: path.to_path_buf(),
+        });
+    }
+    let version = r.u32("the version")?;
+    if version != VERSION {
+        return Err(CheckpointError::Version {
+            path: path.to_path_buf(),
+            found: version,
+        });
+    }
+    let n = r.u32("the context")? as usize;
+    let found = String::from_utf8_lossy(r.take(n, "the context")?).into_owned();
+    let stats = CheckpointStats {
+        nodes: r.u64("the counts")?,
+        entries: r.u64("the counts")?,
+        looped: r.u64("the counts")?,
+    };
+    // The length the counts imply, then the checksum, before anything
+    // else is believed.
+    let want = (r.at as u128)
+        + stats.entries as u128 * ENTRY_BYTES as u128
+        + stats.looped as u128 * LOOPED_BYTES as u128
+        + 8;
+    if (bytes.len() as u128) < want {
+        return Err(CheckpointError::Truncated {
+            path: path.to_path_buf(),
+            inside: "the records",
+        });
+    }
+    let body = bytes.len() - 8;
+    let mut sum = Checksum::default();
+    sum.update(&bytes[..body]);
+    let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
+    if sum.finish() != stored || bytes.len() as u128 != want {
+        return Err(CheckpointError::Checksum {
+            path: path.to_path_buf(),
+        });
+    }
+    if found != context {
+        return Err(CheckpointError::OtherSearch {
+            path: path.to_path_buf(),
+            found,
+            wanted: context.to_string(),
+        });
+    }
+    let bad = |record: u64, what: String| CheckpointError::Record {
+        path: path.to_path_buf(),
+        record,
+        what,
+    };
+    for i in 0..stats.entries {
+        let rec = r.take(ENTRY_BYTES, "the entries")?;
+        let key = record_key(rec).map_err(|w| bad(i, w))?;
+        let best = record_move(&key.pos, rec[25]).map_err(|w| bad(i, w))?;
+        df.tt.insert(
+            key,
+            Entry {
+                phi: word(rec, 13),
+                delta: word(rec, 17),
+                work: word(rec, 21),
+                best: MoveSlot::new(best),
+            },
+        );
+    }
+    for i in 0..stats.looped {
+        let rec = r.take(LOOPED_BYTES, "the looped entries")?;
+        let n = stats.entries + i;
+        let key = record_key(rec).map_err(|w| bad(n, w))?;
+        let status = match rec[13] {
+            0 => Status::Success,
+            1 => Status::Failure,
+            2 => Status::Unknown,
+            s => return Err(bad(n, format!("status {s} (0-2 only)"))),
+        };
+        let best = record_move(&key.pos, rec[14]).map_err(|w| bad(n, w))?;
+        df.looped.insert(key, Looped { status, best });
+    }
+    df.budget.set_nodes(stats.nodes);
+    Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Limits;
+    use crate::dfpn::DfpnConfig;
+    use crate::leaves::Leaves;
+    use engine::notation::fen::parse_fen;
+    use engine::{NoOracle, Value};
+    use proofdb::outcome::NoResults;
+
+    fn prover() -> Dfpn<'static> {
+        Dfpn::new(
+            Leaves::new(&NoOracle, &NoResults),
+            DfpnConfig {
+                limits: Limits::nodes(20_000),
+                ..DfpnConfig::default()
+            },
+        )
+    }
+
+    /// Every entry of both tables, in a fixed order.
+    fn contents(df: &Dfpn<'_>) -> Vec<String> {
+        let mut v: Vec<String> = df
+            .tt
+            .entries()
+            .map(|(k, e)| {
+                let best = e.best.get();
+                format!("{k:?} {} {} {} {best:?}", e.phi, e.delta, e.work)
+            })
+            .chain(df.looped.entries().map(|(k, l)| format!("L {k:?} {l:?}")))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn the_tables_read_back_are_the_tables_written() {
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn_scoped(s, || {
+                    let mut df = prover();
+                    // A draw of shuttling kings: entries of both kinds,
+                    // with and without moves.
+                    let root = parse_fen("W:WK22,K23,K24:BK31,K32").unwrap();
+                    df.prove(root, Value::Draw, &[]);
+                    df.prove(root, Value::Win, &[]);
+                    let failed = Looped {
+                        status: Status::Failure,
+                        ..Looped::default()
+                    };
+                    df.looped.insert(Key::new(root, Value::Win), failed);
+                    let path = std::env::temp_dir()
+                        .join(format!("checkers-tables-{}.ckpt", std::process::id()));
+                    let written = save(&df, &path, "here").unwrap();
+                    let mut back = prover();
+                    let read = load(&mut back, &path, "here").unwrap();
+                    let _ = std::fs::remove_file(&path);
+                    assert_eq!(written, read);
+                    assert_eq!(back.nodes(), df.nodes());
+                    let (a, b) = (contents(&df), contents(&back));
+                    assert!(a.iter().any(|x| x.contains("Some(")), "entries with moves");
+                    assert!(a.iter().any(|x| x.starts_with('L')), "looped entries");
+                    assert_eq!(a, b);
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        });
+    }
+}

@@ -1,0 +1,169 @@
+//! df-pn checkpoints: a search stopped and resumed from its file reaches
+//! the answer of one that was never stopped, building on what the first
+//! run found; files that are damaged, of another version or of another
+//! search are refused with the reason, never read.
+
+use engine::notation::fen::parse_fen;
+use engine::{NoOracle, Position, Value};
+use proofdb::outcome::NoResults;
+use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
+use solver::{Leaves, Limits, Status};
+use std::path::{Path, PathBuf};
+
+/// A king ending df-pn wins without databases in some ten thousand nodes.
+const FEN: &str = "W:WK22,K23,K24:BK31,K32";
+const CONTEXT: &str = "W:WK22,K23,K24:BK31,K32 with databases up to 0 pieces";
+
+fn prover(nodes: u64) -> Dfpn<'static> {
+    Dfpn::new(
+        Leaves::new(&NoOracle, &NoResults),
+        DfpnConfig {
+            limits: Limits::nodes(nodes),
+            ..DfpnConfig::default()
+        },
+    )
+}
+
+fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(s, f)
+            .unwrap()
+            .join()
+            .unwrap()
+    })
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("checkers-checkpoint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The nodes an unstopped search takes, and its answer.
+fn straight(root: Position) -> (u64, Status) {
+    let mut df = prover(10_000_000);
+    let s = df.prove(root, Value::Win, &[]).res.status;
+    (df.nodes(), s)
+}
+
+#[test]
+fn a_search_resumed_from_its_checkpoint_finishes_with_the_same_answer() {
+    on_big_stack(|| {
+        let root = parse_fen(FEN).unwrap();
+        let (whole, answer) = straight(root);
+        assert_eq!(answer, Status::Success, "{FEN} is a win");
+        let path = scratch("resume.ckpt");
+        // A third of the work, then a stop.
+        let mut first = prover(whole / 3);
+        let s = first.prove(root, Value::Win, &[]).res.status;
+        assert_eq!(s, Status::Unknown, "stopped before the end");
+        let saved = first.save_checkpoint(&path, CONTEXT).unwrap();
+        assert_eq!(saved.nodes, first.nodes());
+        assert!(saved.entries > 0);
+        drop(first);
+        // A new prover (a new process) with the file.
+        let mut second = prover(10_000_000);
+        let loaded = second.load_checkpoint(&path, CONTEXT).unwrap();
+        assert_eq!(loaded, saved);
+        assert_eq!(second.nodes(), saved.nodes, "the count goes on");
+        let s = second.prove(root, Value::Win, &[]).res.status;
+        assert_eq!(s, answer);
+        let resumed = second.nodes() - saved.nodes;
+        // Without the tables it would take the whole search again.
+        assert!(
+            resumed < whole,
+            "resumed run {resumed} nodes, a whole search {whole}"
+        );
+        eprintln!(
+            "whole {whole} nodes; stopped at {}, resumed {resumed}",
+            saved.nodes
+        );
+        let _ = std::fs::remove_file(&path);
+    });
+}
+
+/// Loads `bytes` written to a file as a checkpoint for [`CONTEXT`].
+fn load_bytes(name: &str, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let path = scratch(name);
+    std::fs::write(&path, bytes).unwrap();
+    let r = prover(1).load_checkpoint(&path, CONTEXT).map(|_| ());
+    let _ = std::fs::remove_file(&path);
+    r
+}
+
+fn good_file(path: &Path) -> Vec<u8> {
+    on_big_stack(|| {
+        let mut df = prover(3_000);
+        df.prove(parse_fen(FEN).unwrap(), Value::Win, &[]);
+        df.save_checkpoint(path, CONTEXT).unwrap();
+    });
+    std::fs::read(path).unwrap()
+}
+
+#[test]
+fn damaged_foreign_and_other_version_files_are_refused_with_the_reason() {
+    let path = scratch("good.ckpt");
+    let good = good_file(&path);
+    assert!(load_bytes("copy.ckpt", &good).is_ok());
+    // Cut anywhere: at the end, inside the records, inside the header.
+    for keep in [good.len() - 1, good.len() / 2, 30, 10, 3, 0] {
+        let e = load_bytes("cut.ckpt", &good[..keep]).unwrap_err();
+        assert!(
+            matches!(e, CheckpointError::Truncated { .. }),
+            "cut to {keep} bytes: {e}"
+        );
+        assert!(e.to_string().contains("truncated"), "{e}");
+    }
+    // A byte changed anywhere past the version.
+    for at in [20, 50, good.len() / 3, good.len() - 9, good.len() - 1] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x10;
+        let e = load_bytes("flipped.ckpt", &bad).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                CheckpointError::Checksum { .. } | CheckpointError::Truncated { .. }
+            ),
+            "byte {at}: {e}"
+        );
+    }
+    let mut version = good.clone();
+    version[8] = 9;
+    let e = load_bytes("version.ckpt", &version).unwrap_err();
+    assert!(
+        matches!(e, CheckpointError::Version { found: 9, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("version 9"), "{e}");
+    let mut magic = good.clone();
+    magic[0] = b'X';
+    let e = load_bytes("magic.ckpt", &magic).unwrap_err();
+    assert!(matches!(e, CheckpointError::NotCheckpoint { .. }), "{e}");
+    // Another search's file.
+    let e = prover(1)
+        .load_checkpoint(&path, "W:WK22:BK31 with databases up to 0 pieces")
+        .unwrap_err();
+    assert!(matches!(e, CheckpointError::OtherSearch { .. }), "{e}");
+    assert!(e.to_string().contains(CONTEXT), "{e}");
+    // A missing file names the path.
+    let missing = scratch("missing.ckpt");
+    let e = prover(1).load_checkpoint(&missing, CONTEXT).unwrap_err();
+    assert!(e.to_string().contains("missing.ckpt"), "{e}");
+    // The file that was refused as another search's is untouched.
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    let _ = std::fs::remove_file(&path);
+}
+
+/// A write that cannot finish (the directory is gone) leaves no file
+/// behind under the checkpoint's name, and says where it failed.
+#[test]
+fn a_failed_write_names_the_file() {
+    let dir = scratch("gone");
+    let path = dir.join("sub").join("x.ckpt");
+    let e = prover(1).save_checkpoint(&path, CONTEXT).unwrap_err();
+    assert!(matches!(e, CheckpointError::Io { .. }), "{e}");
+    assert!(e.to_string().contains("x.ckpt"), "{e}");
+    assert!(!path.exists());
+}
