@@ -200,7 +200,7 @@ pub enum SolveError {
         why: ExtractError,
     },
     /// df-pn's tables could not be written or read back.
-    #[error("checkpoint: {0}")]
+    #[error("df-pn checkpoint")]
     Checkpoint(#[from] CheckpointError),
     /// The retrograde analysis and the searches proved incompatible
     /// results.

@@ -285,7 +285,7 @@ impl<V: Copy + Default> Table<V> {
             .map(|s| &s.value)
     }
 
-    /// The entries with their keys, in no particular order.
+    /// The entries with their keys, in the order of their slots.
     pub fn entries(&self) -> impl Iterator<Item = (Key, &V)> + '_ {
         self.slots
             .iter()
@@ -330,10 +330,32 @@ impl<V: Copy + Default> Table<V> {
         }
     }
 
+    /// Number of slots (free and taken).
+    pub fn slots(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Makes the array at least `n` slots long (rounded up to a power of
+    /// two), re-placing every entry. Entries inserted in the slot order
+    /// of a table of that size ([`Table::entries`]) then land where they
+    /// were: into a smaller array that order piles them into long runs,
+    /// and each insertion walks one.
+    pub fn reserve_slots(&mut self, n: usize) {
+        let n = n.max(FIRST_SLOTS).next_power_of_two();
+        if n > self.slots.len() {
+            self.resize(n);
+        }
+    }
+
     /// Doubles the array (or makes the first one) and re-places every
     /// entry.
     fn grow(&mut self) {
-        let n = (self.slots.len() * 2).max(FIRST_SLOTS);
+        self.resize((self.slots.len() * 2).max(FIRST_SLOTS));
+    }
+
+    /// Re-places every entry in an array of `n` slots (a power of two
+    /// larger than the entries).
+    fn resize(&mut self, n: usize) {
         let old = std::mem::replace(&mut self.slots, vec![Slot::default(); n]);
         for slot in old.into_iter().filter(|s| s.key.taken()) {
             let to = self.find(&slot.key);

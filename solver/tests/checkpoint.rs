@@ -107,6 +107,12 @@ fn damaged_foreign_and_other_version_files_are_refused_with_the_reason() {
     let path = scratch("good.ckpt");
     let good = good_file(&path);
     assert!(load_bytes("copy.ckpt", &good).is_ok());
+    // Tables never filled (none of either kind) read back too.
+    let empty = scratch("empty.ckpt");
+    prover(1).save_checkpoint(&empty, CONTEXT).unwrap();
+    let stats = prover(1).load_checkpoint(&empty, CONTEXT).unwrap();
+    assert_eq!((stats.entries, stats.looped, stats.nodes), (0, 0, 0));
+    let _ = std::fs::remove_file(&empty);
     // Cut anywhere: at the end, inside the records, inside the header.
     for keep in [good.len() - 1, good.len() / 2, 30, 10, 3, 0] {
         let e = load_bytes("cut.ckpt", &good[..keep]).unwrap_err();

@@ -14,7 +14,7 @@
 //!
 //! ```text
 //! magic "CKDFPNCP", version u32, context length u32, context (UTF-8),
-//! nodes u64, entries u64, looped entries u64,
+//! nodes u64, entries u64, looped entries u64, slots u64, looped slots u64,
 //! entries:  black u32, white u32, kings u32, flags u8,
 //!           phi u32, delta u32, work u32, best u8           (26 bytes)
 //! looped:   black u32, white u32, kings u32, flags u8,
@@ -22,6 +22,9 @@
 //! checksum u64 of every byte before it
 //! ```
 //!
+//! The slots are the sizes of the tables written (powers of two): the
+//! entries, written in the order of their slots, are read back into
+//! tables of the same size, where each lands where it was.
 //! `flags`: bit 0 White to move, bit 1 the threshold is a win. `best`:
 //! the move's place in the position's legal move list, 255 for none.
 //! `status`: 0 success, 1 failure, 2 unknown. The context names what the tables were
@@ -50,6 +53,9 @@ const ENTRY_BYTES: usize = 26;
 const LOOPED_BYTES: usize = 15;
 /// `best` of a record without a move.
 const NO_MOVE: u8 = u8::MAX;
+/// Most slots a table read back may have (a file claiming more is
+/// refused rather than allocated).
+const MAX_SLOTS: u64 = 1 << 34;
 /// Bytes buffered before they are hashed and written.
 const CHUNK: usize = 1 << 20;
 
@@ -91,6 +97,14 @@ pub enum CheckpointError {
     Checksum {
         /// The file.
         path: PathBuf,
+    },
+    /// A header that no search writes (the checksum held).
+    #[error("{path}: header: {what}")]
+    Header {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
     },
     /// A record that no search writes (the checksum held).
     #[error("{path}: record {record}: {what}")]
@@ -215,7 +229,8 @@ pub(super) fn save(
     w.put(&VERSION.to_le_bytes())?;
     w.put(&(context.len() as u32).to_le_bytes())?;
     w.put(context.as_bytes())?;
-    for n in [stats.nodes, stats.entries, stats.looped] {
+    let slots = [df.tt.slots() as u64, df.looped.slots() as u64];
+    for n in [stats.nodes, stats.entries, stats.looped, slots[0], slots[1]] {
         w.put(&n.to_le_bytes())?;
     }
     for (key, e) in df.tt.entries() {
@@ -356,6 +371,7 @@ pub(super) fn load(
         entries: r.u64("the counts")?,
         looped: r.u64("the counts")?,
     };
+    let slots = [r.u64("the counts")?, r.u64("the counts")?];
     // The length the counts imply, then the checksum, before anything
     // else is believed.
     let want = (r.at as u128)
@@ -389,6 +405,21 @@ pub(super) fn load(
         record,
         what,
     };
+    for (n, (s, what)) in slots
+        .into_iter()
+        .zip([(stats.entries, "entries"), (stats.looped, "looped entries")])
+        .enumerate()
+    {
+        let empty = s == 0 && what.0 == 0;
+        if !empty && (!s.is_power_of_two() || s > MAX_SLOTS || s < what.0) {
+            return Err(CheckpointError::Header {
+                path: path.to_path_buf(),
+                what: format!("table {n}: {s} slots for {} {}", what.0, what.1),
+            });
+        }
+    }
+    df.tt.reserve_slots(slots[0] as usize);
+    df.looped.reserve_slots(slots[1] as usize);
     for i in 0..stats.entries {
         let rec = r.take(ENTRY_BYTES, "the entries")?;
         let key = record_key(rec).map_err(|w| bad(i, w))?;
