@@ -173,3 +173,35 @@ fn a_failed_write_names_the_file() {
     assert!(e.to_string().contains("x.ckpt"), "{e}");
     assert!(!path.exists());
 }
+
+/// A search asked for checkpoints writes them as it goes (the clock is
+/// looked at once in 2^20 nodes), with the nodes searched by then; one
+/// that cannot write stops there and says why.
+#[test]
+fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
+    on_big_stack(|| {
+        let root = Position::initial();
+        let path = scratch("periodic.ckpt");
+        let mut df = prover(1_200_000);
+        df.checkpoint_every(&path, "the start", std::time::Duration::ZERO);
+        let s = df.prove(root, Value::Win, &[]).res.status;
+        assert_eq!(s, Status::Unknown);
+        assert!(df.checkpoint_failure().is_none());
+        let stats = prover(1).load_checkpoint(&path, "the start").unwrap();
+        assert_eq!(stats.nodes, 1 << 20, "written at the first look");
+        let _ = std::fs::remove_file(&path);
+
+        let mut df = prover(5_000_000);
+        let nowhere = scratch("no-such-dir").join("sub").join("p.ckpt");
+        df.checkpoint_every(&nowhere, "the start", std::time::Duration::ZERO);
+        let s = df.prove(root, Value::Win, &[]).res.status;
+        assert_eq!(s, Status::Unknown);
+        assert!(
+            df.nodes() < 2 << 20,
+            "stopped at the failed write: {}",
+            df.nodes()
+        );
+        let e = df.checkpoint_failure().expect("the write failed");
+        assert!(e.to_string().contains("p.ckpt"), "{e}");
+    });
+}
