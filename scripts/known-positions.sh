@@ -41,6 +41,20 @@
 #
 #   checkers solve W:W12,15,16,25,30,32:B3,7,9,14,18,24 --solver dfpn \
 #     --question win --time 1800 --egdb-pieces 7 --table-entries 40000000
+#
+# A search longer than a session keeps its tables with --checkpoint FILE
+# and goes on when the same command runs again. The same win in runs of
+# 10 M nodes (--nodes 10000000 --checkpoint FILE), each resumed from the
+# last one's file: five runs, 42,162,351 nodes in all, a verified proof
+# of 168,813 positions. The open ones (Wardell's ">=draw", Wiswell's
+# 16-piece draw) are run that way across sessions:
+#
+#   checkers solve B:W28,24,21,20,K2:BK27,19,15,11,7 --solver dfpn \
+#     --question draw --time 4500 --egdb-pieces 7 --table-entries 80000000 \
+#     --trust-loops --checkpoint wardell-draw.ckpt
+#   checkers solve W:W28,27,25,23,22,18,17,14:B20,16,13,11,9,5,3,1 \
+#     --solver dfpn --question draw --time 4000 --egdb-pieces 7 \
+#     --table-entries 40000000 --checkpoint wiswell16-draw.ckpt
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-30}
