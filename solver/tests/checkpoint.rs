@@ -9,6 +9,9 @@ use proofdb::outcome::NoResults;
 use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
 use solver::{Leaves, Limits, Status};
 use std::path::{Path, PathBuf};
+mod stack;
+
+use stack::on_big_stack;
 
 /// A king ending df-pn wins without databases in some ten thousand nodes.
 const FEN: &str = "W:WK22,K23,K24:BK31,K32";
@@ -22,17 +25,6 @@ fn prover(nodes: u64) -> Dfpn<'static> {
             ..DfpnConfig::default()
         },
     )
-}
-
-fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(s, f)
-            .unwrap()
-            .join()
-            .unwrap()
-    })
 }
 
 fn scratch(name: &str) -> PathBuf {

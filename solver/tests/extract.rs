@@ -16,6 +16,9 @@ use solver::verify::verify;
 use solver::{Leaves, Limits};
 use solver::{Res, Status};
 use std::time::Instant;
+mod stack;
+
+use stack::on_big_stack;
 
 /// King endings without databases, with the questions df-pn settles
 /// quickly there; their proofs loop (a draw held by shuttling kings).
@@ -70,17 +73,6 @@ fn trees(
     };
     let combined = extract(&mut both, leaves, root, q, 1_000_000, deadline);
     Some((alone, combined))
-}
-
-fn on_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(s, f)
-            .unwrap()
-            .join()
-            .unwrap()
-    })
 }
 
 #[test]
