@@ -165,7 +165,9 @@ pub struct SolveReport {
     pub proofs: Vec<VerifiedProof>,
     /// Summary provenance (solvers, total nodes and time).
     pub provenance: Provenance,
-    /// What df-pn's tables were resumed from ([`SolveOptions::checkpoint`]).
+    /// What df-pn's tables were resumed from ([`SolveOptions::checkpoint`]):
+    /// its nodes count in the provenances (of the report and of df-pn's
+    /// proofs), not in the runs, which are this call's.
     pub resumed: Option<CheckpointStats>,
 }
 
@@ -548,6 +550,7 @@ fn search_here(
         }
         df.checkpoint_every(&plan.path, &context, plan.every);
     }
+    let earlier = resumed.map_or(0, |r: CheckpointStats| r.nodes);
     let mut runs = Vec::new();
     let mut proofs = Vec::new();
     // With a time limit, each question gets a share of what is left (the
@@ -709,7 +712,9 @@ fn search_here(
                 report,
                 provenance: Provenance {
                     solver: who.to_string(),
-                    nodes: run.nodes,
+                    // A df-pn proof rests on the runs its tables were
+                    // resumed from too.
+                    nodes: run.nodes + if who == "dfpn" { earlier } else { 0 },
                     millis: run.millis + t0.elapsed().as_millis() as u64,
                     egdb_pieces: opts.egdb_pieces,
                     run_id: String::new(),
@@ -775,7 +780,7 @@ fn search_here(
     };
     let provenance = Provenance {
         solver: solver.to_string(),
-        nodes: runs.iter().map(|r| r.nodes).sum(),
+        nodes: runs.iter().map(|r| r.nodes).sum::<u64>() + earlier,
         millis: start.elapsed().as_millis() as u64,
         egdb_pieces: opts.egdb_pieces,
         run_id: String::new(),

@@ -6,7 +6,9 @@
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
+use proofdb::Outcome;
 use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
+use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolverKind};
 use solver::{Leaves, Limits, Status};
 use std::path::{Path, PathBuf};
 mod stack;
@@ -196,4 +198,35 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
         let e = df.checkpoint_failure().expect("the write failed");
         assert!(e.to_string().contains("p.ckpt"), "{e}");
     });
+}
+
+/// Through `solve`: the second call of the same search resumes, answers,
+/// and its proof, verified, counts the nodes of both calls.
+#[test]
+fn solve_resumes_from_its_checkpoint_and_counts_both_runs() {
+    let root = parse_fen(FEN).unwrap();
+    let path = scratch("solve.ckpt");
+    let opts = |max_nodes| SolveOptions {
+        solver: SolverKind::Dfpn,
+        ask: Ask::Win,
+        max_nodes,
+        checkpoint: Some(CheckpointPlan {
+            path: path.clone(),
+            every: std::time::Duration::from_secs(3600),
+        }),
+        ..SolveOptions::default()
+    };
+    let leaves = Leaves::new(&NoOracle, &NoResults);
+    let first = solve(root, leaves, &opts(2_000)).unwrap();
+    assert_eq!(first.outcome, None);
+    assert!(first.resumed.is_none());
+    let second = solve(root, leaves, &opts(1_000_000)).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(second.outcome, Some(Outcome::Exact(Value::Win)));
+    let resumed = second.resumed.expect("resumed");
+    assert_eq!(resumed.nodes, first.provenance.nodes);
+    let this_run: u64 = second.runs.iter().map(|r| r.nodes).sum();
+    assert_eq!(second.provenance.nodes, this_run + resumed.nodes);
+    let proof = &second.proofs[0];
+    assert_eq!(proof.provenance.nodes, this_run + resumed.nodes);
 }

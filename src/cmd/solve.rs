@@ -481,8 +481,8 @@ fn print_report(rep: &SolveReport) {
     println!("time      {} ms", rep.provenance.millis);
     if let Some(r) = rep.resumed {
         println!(
-            "resumed   from a checkpoint of {} nodes ({} table entries, {} kept apart); \
-             the nodes above are this run's",
+            "resumed   from a checkpoint of {} nodes ({} table entries, {} kept apart): \
+             the runs above are this run's, the nodes and the proofs' counts include them",
             r.nodes, r.entries, r.looped
         );
     }
