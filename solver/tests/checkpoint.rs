@@ -3,6 +3,7 @@
 //! run found; files that are damaged, of another version or of another
 //! search are refused with the reason, never read.
 
+use engine::egdb::file::Checksum;
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
@@ -137,6 +138,22 @@ fn damaged_foreign_and_other_version_files_are_refused_with_the_reason() {
         "{e}"
     );
     assert!(e.to_string().contains("version 9"), "{e}");
+    // A record no search writes, under a checksum that holds: refused,
+    // naming the record. The first record follows the header.
+    let header = 8 + 4 + 4 + CONTEXT.len() + 5 * 8;
+    let mut odd = good.clone();
+    odd[header + 12] = 7; // flags: only bits 0-1 exist
+    let body = odd.len() - 8;
+    let mut sum = Checksum::default();
+    sum.update(&odd[..body]);
+    let sum = sum.finish().to_le_bytes();
+    odd[body..].copy_from_slice(&sum);
+    let e = load_bytes("record.ckpt", &odd).unwrap_err();
+    assert!(
+        matches!(e, CheckpointError::Record { record: 0, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("flags 7"), "{e}");
     let mut magic = good.clone();
     magic[0] = b'X';
     let e = load_bytes("magic.ckpt", &magic).unwrap_err();

@@ -10,7 +10,7 @@
 //! search checks before it answers), an open one only steers the search,
 //! and every proof is extracted and verified anew.
 //!
-//! The file (little-endian):
+//! The file (little-endian; docs/checkpoint-format.txt says more):
 //!
 //! ```text
 //! magic "CKDFPNCP", version u32, context length u32, context (UTF-8),
@@ -420,6 +420,23 @@ pub(super) fn load(
     }
     df.tt.reserve_slots(slots[0] as usize);
     df.looped.reserve_slots(slots[1] as usize);
+    // A bad record leaves the tables as they were: empty.
+    if let Err(e) = read_records(df, r, stats, &bad) {
+        df.tt.clear();
+        df.looped.clear();
+        return Err(e);
+    }
+    df.budget.set_nodes(stats.nodes);
+    Ok(stats)
+}
+
+/// The records of a checkpoint into the tables of `df`.
+fn read_records(
+    df: &mut Dfpn<'_>,
+    r: &mut Reader<'_>,
+    stats: CheckpointStats,
+    bad: &dyn Fn(u64, String) -> CheckpointError,
+) -> Result<(), CheckpointError> {
     for i in 0..stats.entries {
         let rec = r.take(ENTRY_BYTES, "the entries")?;
         let key = record_key(rec).map_err(|w| bad(i, w))?;
@@ -447,8 +464,7 @@ pub(super) fn load(
         let best = record_move(&key.pos, rec[14]).map_err(|w| bad(n, w))?;
         df.looped.insert(key, Looped { status, best });
     }
-    df.budget.set_nodes(stats.nodes);
-    Ok(stats)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -508,13 +524,27 @@ mod tests {
                     let written = save(&df, &path, "here").unwrap();
                     let mut back = prover();
                     let read = load(&mut back, &path, "here").unwrap();
-                    let _ = std::fs::remove_file(&path);
                     assert_eq!(written, read);
                     assert_eq!(back.nodes(), df.nodes());
                     let (a, b) = (contents(&df), contents(&back));
                     assert!(a.iter().any(|x| x.contains("Some(")), "entries with moves");
                     assert!(a.iter().any(|x| x.starts_with('L')), "looped entries");
                     assert_eq!(a, b);
+                    // A bad last record (under a checksum that holds): the
+                    // tables read so far are dropped.
+                    let _ = save(&df, &path, "here").unwrap();
+                    let mut bytes = std::fs::read(&path).unwrap();
+                    let body = bytes.len() - 8;
+                    bytes[body - LOOPED_BYTES + 12] = 9;
+                    let mut sum = Checksum::default();
+                    sum.update(&bytes[..body]);
+                    bytes[body..].copy_from_slice(&sum.finish().to_le_bytes());
+                    std::fs::write(&path, &bytes).unwrap();
+                    let mut refused = prover();
+                    let e = load(&mut refused, &path, "here").unwrap_err();
+                    let _ = std::fs::remove_file(&path);
+                    assert!(matches!(e, CheckpointError::Record { .. }), "{e}");
+                    assert!(refused.tt.is_empty() && refused.looped.is_empty());
                 })
                 .unwrap()
                 .join()

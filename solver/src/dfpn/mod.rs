@@ -337,7 +337,7 @@ impl<'a> Dfpn<'a> {
 
     /// Reads the tables back from a checkpoint written for `context`, and
     /// the node count: a search goes on from there. The tables should be
-    /// empty.
+    /// empty; a file refused leaves them empty.
     pub fn load_checkpoint(
         &mut self,
         path: &Path,
