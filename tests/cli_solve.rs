@@ -267,3 +267,51 @@ fn trusting_loops_still_gives_verified_proofs() {
     assert_eq!(v["result"], "win");
     assert_eq!(v["proofs"][0]["verified"], true);
 }
+
+/// `--checkpoint`: the second run of the same command resumes and says so
+/// (in the JSON too); a damaged file, another position's file and a
+/// solver without tables are refused with a message naming the problem.
+#[test]
+fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
+    let dir = std::env::temp_dir().join(format!("checkers-cli-ckpt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("k.ckpt");
+    let path = file.to_str().unwrap();
+    let args = [
+        "W:WK22,K23,K24:BK31,K32",
+        "--solver",
+        "dfpn",
+        "--question",
+        "win",
+        "--checkpoint",
+        path,
+    ];
+    let first = solve_json(&[&args[..], &["--nodes", "2000"]].concat());
+    assert_eq!(first["result"], serde_json::Value::Null);
+    assert_eq!(first["resumed"], serde_json::Value::Null);
+    let second = solve_json(&[&args[..], &["--nodes", "1000000"]].concat());
+    assert_eq!(second["result"], "win");
+    assert_eq!(second["resumed"]["nodes"], first["nodes"]);
+    assert_eq!(second["proofs"][0]["verified"], true);
+
+    let refused = |extra: &[&str], fen: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args(["solve", fen, "--egdb-pieces", "0", "--checkpoint", path])
+            .args(extra)
+            .output()
+            .expect("run checkers");
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = refused(&["--solver", "dfpn"], "W:WK22:BK31");
+    assert!(e.contains("written for W:WK22,K23,K24:BK31,K32"), "{e}");
+    let e = refused(&["--solver", "ab"], args[0]);
+    assert!(e.contains("--solver dfpn"), "{e}");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 1;
+    std::fs::write(&file, &bytes).unwrap();
+    let e = refused(&["--solver", "dfpn"], args[0]);
+    assert!(e.contains("k.ckpt") && e.contains("corrupt"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
