@@ -594,12 +594,6 @@ fn search_here(
             df.set_deadline(until);
             let (n0, t0) = (df.nodes(), Instant::now());
             let o = df.prove(root, t, &[]);
-            if let Some(plan) = &opts.checkpoint {
-                if let Some(e) = df.checkpoint_failure() {
-                    return Err(e.into());
-                }
-                df.save_checkpoint(&plan.path, &context)?;
-            }
             runs.push(QuestionRun {
                 threshold: t,
                 solver: "dfpn",
@@ -608,6 +602,12 @@ fn search_here(
                 millis: t0.elapsed().as_millis() as u64,
                 best: o.best,
             });
+            if let Some(plan) = &opts.checkpoint {
+                if let Some(e) = df.checkpoint_failure() {
+                    return Err(e.into());
+                }
+                df.save_checkpoint(&plan.path, &context)?;
+            }
             results.push(("dfpn", o.res.status));
             best = best.or(o.best.filter(|_| o.res.status != Status::Unknown));
         }

@@ -171,6 +171,16 @@ impl StoreOut {
     }
 }
 
+/// The duration of the option `name` given in seconds: positive and
+/// finite.
+fn seconds(name: &str, secs: f64) -> anyhow::Result<Duration> {
+    anyhow::ensure!(
+        secs.is_finite() && secs > 0.0,
+        "{name} must be a positive number of seconds, not {secs}"
+    );
+    Ok(Duration::from_secs_f64(secs))
+}
+
 /// Runs `checkers solve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.store.as_deref().map(StoreOut::open).transpose()?;
@@ -209,11 +219,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             (None, Some(_)) => u64::MAX,
             (None, None) => 10_000_000,
         },
-        time: match args.time {
-            Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-            Some(s) => anyhow::bail!("--time must be a positive number of seconds, not {s}"),
-            None => None,
-        },
+        time: args.time.map(|s| seconds("--time", s)).transpose()?,
         proofs: !args.no_proof,
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
@@ -229,12 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             Some(path) => Some(CheckpointPlan {
                 path: path.clone(),
-                every: match args.checkpoint_every {
-                    s if s.is_finite() && s > 0.0 => Duration::from_secs_f64(s),
-                    s => anyhow::bail!(
-                        "--checkpoint-every must be a positive number of seconds, not {s}"
-                    ),
-                },
+                every: seconds("--checkpoint-every", args.checkpoint_every)?,
             }),
         },
     };
