@@ -81,7 +81,7 @@ pub struct SolveOptions {
     pub trust_loops: bool,
     /// Keep df-pn's tables in a file, written as the search goes and
     /// after each question, and read back by the next run of the same
-    /// search ([`crate::dfpn::checkpoint`]).
+    /// search ([`crate::dfpn::checkpoint`]). Ignored by [`SolverKind::Ab`].
     pub checkpoint: Option<CheckpointPlan>,
 }
 
@@ -544,7 +544,12 @@ fn search_here(
         opts.egdb_pieces
     );
     let mut resumed = None;
-    if let Some(plan) = &opts.checkpoint {
+    // Alpha-beta alone keeps no df-pn tables: nothing to read or write.
+    let checkpoint = opts
+        .checkpoint
+        .as_ref()
+        .filter(|_| opts.solver != SolverKind::Ab);
+    if let Some(plan) = checkpoint {
         if plan.path.exists() {
             resumed = Some(df.load_checkpoint(&plan.path, &context)?);
         }
@@ -602,7 +607,7 @@ fn search_here(
                 millis: t0.elapsed().as_millis() as u64,
                 best: o.best,
             });
-            if let Some(plan) = &opts.checkpoint {
+            if let Some(plan) = checkpoint {
                 if let Some(e) = df.checkpoint_failure() {
                     return Err(e.into());
                 }

@@ -173,16 +173,27 @@ fn damaged_foreign_and_other_version_files_are_refused_with_the_reason() {
     let _ = std::fs::remove_file(&path);
 }
 
-/// A write that cannot finish (the directory is gone) leaves no file
-/// behind under the checkpoint's name, and says where it failed.
+/// A write that cannot be made says where it failed: into a folder that
+/// does not exist, no file appears; over a checkpoint whose temporary
+/// file cannot be created, the checkpoint already there is kept as it was.
 #[test]
-fn a_failed_write_names_the_file() {
+fn a_failed_write_names_the_file_and_keeps_the_last_checkpoint() {
     let dir = scratch("gone");
     let path = dir.join("sub").join("x.ckpt");
     let e = prover(1).save_checkpoint(&path, CONTEXT).unwrap_err();
     assert!(matches!(e, CheckpointError::Io { .. }), "{e}");
     assert!(e.to_string().contains("x.ckpt"), "{e}");
     assert!(!path.exists());
+
+    let path = scratch("kept.ckpt");
+    let good = good_file(&path);
+    let tmp = scratch("kept.ckpt.tmp");
+    std::fs::create_dir_all(&tmp).unwrap(); // the temporary file cannot be made
+    let e = prover(1).save_checkpoint(&path, CONTEXT).unwrap_err();
+    assert!(e.to_string().contains("kept.ckpt.tmp"), "{e}");
+    assert_eq!(std::fs::read(&path).unwrap(), good);
+    let _ = std::fs::remove_dir(&tmp);
+    let _ = std::fs::remove_file(&path);
 }
 
 /// A search asked for checkpoints writes them as it goes (the clock is

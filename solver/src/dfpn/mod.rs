@@ -367,21 +367,17 @@ impl<'a> Dfpn<'a> {
 
     /// Writes the periodic checkpoint when it is due.
     fn maybe_checkpoint(&mut self) {
-        let due = match &self.periodic {
-            Some(p) => p.failed.is_none() && p.last.elapsed() >= p.every,
-            None => false,
-        };
-        if !due {
+        let Some(mut p) = self.periodic.take() else {
             return;
+        };
+        if p.failed.is_none() && p.last.elapsed() >= p.every {
+            if let Err(e) = checkpoint::save(self, &p.path, &p.context) {
+                p.failed = Some(e);
+                self.budget.abort();
+            }
+            p.last = Instant::now();
         }
-        let p = self.periodic.as_ref().expect("due");
-        let written = checkpoint::save(self, &p.path, &p.context);
-        let p = self.periodic.as_mut().expect("due");
-        p.last = Instant::now();
-        if let Err(e) = written {
-            p.failed = Some(e);
-            self.budget.abort();
-        }
+        self.periodic = Some(p);
     }
 
     /// Nodes searched so far by this prover (all calls).
