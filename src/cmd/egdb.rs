@@ -153,6 +153,11 @@ struct BenchArgs {
     /// for 6 pieces), as commands do within CHECKERS_EGDB_MEMORY.
     #[arg(long)]
     unpacked: bool,
+    /// Threads probing at once, each over its own random positions; the
+    /// figures are per thread (memory shared by the cores is part of what
+    /// is measured).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
     #[command(flatten)]
     dir: DirArg,
 }
@@ -692,8 +697,14 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         x ^= x << 17;
         x
     };
-    let mut positions: Vec<Position> = Vec::with_capacity(a.positions);
-    while positions.len() < a.positions {
+    anyhow::ensure!(
+        (1..=256).contains(&a.threads),
+        "--threads must be 1 to 256, not {}",
+        a.threads
+    );
+    let wanted = a.positions.max(1) * a.threads;
+    let mut positions: Vec<Position> = Vec::with_capacity(wanted);
+    while positions.len() < wanted {
         let r = rnd() % total;
         let t = cum.partition_point(|&c| c <= r);
         let p = tables[t].position(rnd() % tables[t].size());
@@ -702,33 +713,18 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         }
         positions.push(if rnd() & 1 == 1 { p.flipped() } else { p });
     }
+    let each = a.positions.max(1);
+    let wins = positions[..each]
+        .iter()
+        .filter(|p| db.probe(p) == Some(engine::Value::Win))
+        .count();
     // One probe at a time, then the same positions with `probe_many`.
-    let mut out = vec![None; positions.len()];
     for batched in [false, true] {
-        let mut best = f64::INFINITY;
-        let mut wins = 0;
-        for _ in 0..a.repeat.max(1) {
-            let t = Instant::now();
-            if batched {
-                db.probe_many(&positions, &mut out);
-            } else {
-                for (p, o) in positions.iter().zip(out.iter_mut()) {
-                    *o = db.probe(p);
-                }
-            }
-            best = best.min(t.elapsed().as_secs_f64());
-            if let Some(i) = out.iter().position(|v| v.is_none()) {
-                anyhow::bail!("no value for {:?}", positions[i]);
-            }
-            wins = out
-                .iter()
-                .filter(|v| **v == Some(engine::Value::Win))
-                .count();
-        }
+        let best = best_pass(&db, &positions, each, batched, a.repeat.max(1))?;
         println!(
             "{} random positions of 2-{} pieces without capture ({} wins), {}: {:.1} million \
-             probes/s, one thread, best of {} passes ({:.0} ns/probe)",
-            positions.len(),
+             probes/s per thread, {}, best of {} passes ({:.0} ns/probe)",
+            each,
             a.pieces,
             wins,
             if batched {
@@ -736,9 +732,13 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
             } else {
                 "one probe at a time"
             },
-            positions.len() as f64 / best / 1e6,
+            each as f64 / best / 1e6,
+            match a.threads {
+                1 => "one thread".to_string(),
+                n => format!("{n} threads at once, each over its own {each} positions"),
+            },
             a.repeat.max(1),
-            best * 1e9 / positions.len() as f64
+            best * 1e9 / each as f64
         );
     }
     // The buffer is as large as what the probes read, the files or the
@@ -759,6 +759,59 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         bytes as f64 / 1e6
     );
     Ok(())
+}
+
+/// The shortest of `repeat` passes, in seconds, in which threads probe at
+/// once each its own `each` of `positions` (one probe at a time, or with
+/// [`Egdb::probe_many`] when `batched`); a pass lasts until its slowest
+/// thread is done. Every position must get a value.
+fn best_pass(
+    db: &Egdb,
+    positions: &[Position],
+    each: usize,
+    batched: bool,
+    repeat: u32,
+) -> anyhow::Result<f64> {
+    let chunks: Vec<&[Position]> = positions.chunks(each).collect();
+    let start = std::sync::Barrier::new(chunks.len());
+    let mut best = f64::INFINITY;
+    for _ in 0..repeat {
+        let times: Vec<anyhow::Result<f64>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = chunks
+                .iter()
+                .map(|chunk| {
+                    let start = &start;
+                    scope.spawn(move || {
+                        let mut out = vec![None; chunk.len()];
+                        start.wait();
+                        let t = Instant::now();
+                        if batched {
+                            db.probe_many(chunk, &mut out);
+                        } else {
+                            for (p, o) in chunk.iter().zip(out.iter_mut()) {
+                                *o = db.probe(p);
+                            }
+                        }
+                        let seconds = t.elapsed().as_secs_f64();
+                        match out.iter().position(|v| v.is_none()) {
+                            Some(i) => Err(anyhow::anyhow!("no value for {:?}", chunk[i])),
+                            None => Ok(seconds),
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a probe thread failed"))))
+                .collect()
+        });
+        let mut slowest = 0f64;
+        for t in times {
+            slowest = slowest.max(t?);
+        }
+        best = best.min(slowest);
+    }
+    Ok(best)
 }
 
 /// Nanoseconds per read over a buffer of `bytes` bytes (64-byte lines):
