@@ -1,5 +1,6 @@
 //! `checkers egdb build|slices --for FEN`, and `solve FEN`: only the
-//! slices of the top piece count that a game from the position may enter.
+//! slices of the top piece count that a game from the position may enter;
+//! `checkers egdb bench --threads N`.
 
 mod common;
 
@@ -121,4 +122,43 @@ fn solving_one_position_builds_only_the_slices_it_can_reach() {
         .status
         .success());
     assert_eq!(files(&by_solve), files(&by_build));
+}
+
+#[test]
+fn the_bench_probes_on_several_threads_and_refuses_zero() {
+    let tmp = common::temp_dir("egdb-bench");
+    let dir = tmp.path();
+    assert!(egdb(dir, &["build", "--pieces", "3"]).status.success());
+    let args = [
+        "bench",
+        "--pieces",
+        "3",
+        "--positions",
+        "2000",
+        "--repeat",
+        "1",
+    ];
+    let out = egdb(dir, &[&args[..], &["--threads", "2"]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Both passes (one at a time, probe_many) ran on two threads.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("probes/s per thread"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for l in lines {
+        assert!(
+            l.contains("2 threads at once, each over its own 2000 positions"),
+            "{l}"
+        );
+    }
+    let out = egdb(dir, &[&args[..], &["--threads", "0"]].concat());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--threads must be 1 to 256, not 0"), "{err}");
 }

@@ -802,7 +802,10 @@ fn best_pass(
                 .collect();
             workers
                 .into_iter()
-                .map(|w| w.join().unwrap_or_else(|_| Err(anyhow::anyhow!("a probe thread failed"))))
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a probe thread failed")))
+                })
                 .collect()
         });
         let mut slowest = 0f64;
