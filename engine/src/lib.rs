@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod board;
+pub mod durable;
 pub mod egdb;
 pub mod eval;
 pub mod geometry;

@@ -328,25 +328,18 @@ pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> V
     image
 }
 
-/// Publishes a file image atomically: writes `<name>.tmp`, syncs it,
-/// renames it to `<name>` and syncs the folder.
+/// Publishes a file image atomically as `dir/file_name` (see
+/// [`crate::durable::replace_file`]).
 pub fn publish(dir: &Path, file_name: &str, image: &[u8]) -> Result<PathBuf, EgdbError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |error| EgdbError::Io { path, error }
-    };
-    fs::create_dir_all(dir).map_err(io(dir))?;
-    let tmp = dir.join(format!("{file_name}.tmp"));
+    fs::create_dir_all(dir).map_err(|error| EgdbError::Io {
+        path: dir.to_path_buf(),
+        error,
+    })?;
     let dest = dir.join(file_name);
-    {
-        let mut f = File::create(&tmp).map_err(io(&tmp))?;
-        f.write_all(image).map_err(io(&tmp))?;
-        f.sync_all().map_err(io(&tmp))?;
-    }
-    fs::rename(&tmp, &dest).map_err(io(&dest))?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
+    crate::durable::replace_file(&dest, |f| f.write_all(image)).map_err(|e| EgdbError::Io {
+        path: e.path,
+        error: e.source,
+    })?;
     Ok(dest)
 }
 
