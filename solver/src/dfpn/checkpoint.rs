@@ -36,10 +36,11 @@
 use super::{Dfpn, Entry, Looped};
 use crate::question::Status;
 use crate::table::{Key, MoveSlot};
+use engine::durable::replace_file;
 use engine::egdb::file::Checksum;
 use engine::{Color, Move, MoveList, Position};
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -140,41 +141,31 @@ pub struct CheckpointStats {
 }
 
 /// Writes `bytes` through a buffer that is hashed in whole words.
-struct HashedWriter {
-    file: File,
-    path: PathBuf,
+struct HashedWriter<'f> {
+    file: &'f mut File,
     buf: Vec<u8>,
     sum: Checksum,
 }
 
-impl HashedWriter {
-    fn io(&self, source: std::io::Error) -> CheckpointError {
-        CheckpointError::Io {
-            path: self.path.clone(),
-            source,
-        }
-    }
-
-    fn put(&mut self, bytes: &[u8]) -> Result<(), CheckpointError> {
+impl HashedWriter<'_> {
+    fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.buf.extend_from_slice(bytes);
         if self.buf.len() >= CHUNK {
             // Every update but the last must be whole words.
             let n = self.buf.len() / 8 * 8;
             self.sum.update(&self.buf[..n]);
-            self.file
-                .write_all(&self.buf[..n])
-                .map_err(|e| self.io(e))?;
+            self.file.write_all(&self.buf[..n])?;
             self.buf.drain(..n);
         }
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(), CheckpointError> {
+    /// Writes what is buffered and the checksum of everything.
+    fn finish(mut self) -> std::io::Result<()> {
         self.sum.update(&self.buf);
         let sum = self.sum.finish();
         self.buf.extend_from_slice(&sum.to_le_bytes());
-        self.file.write_all(&self.buf).map_err(|e| self.io(e))?;
-        self.file.sync_all().map_err(|e| self.io(e))
+        self.file.write_all(&self.buf)
     }
 }
 
@@ -207,96 +198,145 @@ pub(super) fn save(
     path: &Path,
     context: &str,
 ) -> Result<CheckpointStats, CheckpointError> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let file = File::create(&tmp).map_err(|source| CheckpointError::Io {
-        path: tmp.clone(),
-        source,
-    })?;
     let stats = CheckpointStats {
         nodes: df.nodes(),
         entries: df.tt.len() as u64,
         looped: df.looped.len() as u64,
     };
-    let mut w = HashedWriter {
-        file,
-        path: tmp.clone(),
-        buf: Vec::with_capacity(CHUNK + 64),
-        sum: Checksum::default(),
-    };
-    w.put(MAGIC)?;
-    w.put(&VERSION.to_le_bytes())?;
-    w.put(&(context.len() as u32).to_le_bytes())?;
-    w.put(context.as_bytes())?;
-    let slots = [df.tt.slots() as u64, df.looped.slots() as u64];
-    for n in [stats.nodes, stats.entries, stats.looped, slots[0], slots[1]] {
-        w.put(&n.to_le_bytes())?;
-    }
-    for (key, e) in df.tt.entries() {
-        let mut r = [0u8; ENTRY_BYTES];
-        r[..13].copy_from_slice(&key_bytes(&key));
-        r[13..17].copy_from_slice(&e.phi.to_le_bytes());
-        r[17..21].copy_from_slice(&e.delta.to_le_bytes());
-        r[21..25].copy_from_slice(&e.work.to_le_bytes());
-        r[25] = move_index(&key.pos, e.best.get());
-        w.put(&r)?;
-    }
-    for (key, l) in df.looped.entries() {
-        let mut r = [0u8; LOOPED_BYTES];
-        r[..13].copy_from_slice(&key_bytes(&key));
-        r[13] = match l.status {
-            Status::Success => 0,
-            Status::Failure => 1,
-            Status::Unknown => 2,
+    replace_file(path, |file| {
+        let mut w = HashedWriter {
+            file,
+            buf: Vec::with_capacity(CHUNK + 64),
+            sum: Checksum::default(),
         };
-        r[14] = move_index(&key.pos, l.best);
-        w.put(&r)?;
-    }
-    w.finish()?;
-    std::fs::rename(&tmp, path).map_err(|source| CheckpointError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        // The rename itself is durable once the directory is synced.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
+        w.put(MAGIC)?;
+        w.put(&VERSION.to_le_bytes())?;
+        w.put(&(context.len() as u32).to_le_bytes())?;
+        w.put(context.as_bytes())?;
+        let slots = [df.tt.slots() as u64, df.looped.slots() as u64];
+        for n in [stats.nodes, stats.entries, stats.looped, slots[0], slots[1]] {
+            w.put(&n.to_le_bytes())?;
         }
-    }
+        for (key, e) in df.tt.entries() {
+            let mut r = [0u8; ENTRY_BYTES];
+            r[..13].copy_from_slice(&key_bytes(&key));
+            r[13..17].copy_from_slice(&e.phi.to_le_bytes());
+            r[17..21].copy_from_slice(&e.delta.to_le_bytes());
+            r[21..25].copy_from_slice(&e.work.to_le_bytes());
+            r[25] = move_index(&key.pos, e.best.get());
+            w.put(&r)?;
+        }
+        for (key, l) in df.looped.entries() {
+            let mut r = [0u8; LOOPED_BYTES];
+            r[..13].copy_from_slice(&key_bytes(&key));
+            r[13] = match l.status {
+                Status::Success => 0,
+                Status::Failure => 1,
+                Status::Unknown => 2,
+            };
+            r[14] = move_index(&key.pos, l.best);
+            w.put(&r)?;
+        }
+        w.finish()
+    })
+    .map_err(|e| CheckpointError::Io {
+        path: e.path,
+        source: e.source,
+    })?;
     Ok(stats)
 }
 
-/// Reads a file's bytes in order, naming the part that runs short.
+/// Reads a file's bytes in order through a buffer, never past the length
+/// it had when opened, naming the part that runs short.
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    file: BufReader<File>,
+    /// Bytes read so far.
+    at: u64,
+    /// The file's length.
+    len: u64,
     path: &'a Path,
 }
 
-impl Reader<'_> {
-    fn take(&mut self, n: usize, inside: &'static str) -> Result<&[u8], CheckpointError> {
-        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-        let Some(end) = end else {
-            return Err(CheckpointError::Truncated {
-                path: self.path.to_path_buf(),
-                inside,
-            });
+impl<'a> Reader<'a> {
+    fn open(path: &'a Path) -> Result<Reader<'a>, CheckpointError> {
+        let io = |source| CheckpointError::Io {
+            path: path.to_path_buf(),
+            source,
         };
-        let s = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(s)
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        Ok(Reader {
+            file: BufReader::with_capacity(CHUNK, file),
+            at: 0,
+            len,
+            path,
+        })
+    }
+
+    fn truncated(&self, inside: &'static str) -> CheckpointError {
+        CheckpointError::Truncated {
+            path: self.path.to_path_buf(),
+            inside,
+        }
+    }
+
+    /// Fills `out` with the next bytes.
+    fn take_into(&mut self, out: &mut [u8], inside: &'static str) -> Result<(), CheckpointError> {
+        if self.len - self.at < out.len() as u64 {
+            return Err(self.truncated(inside));
+        }
+        match self.file.read_exact(out) {
+            Ok(()) => {
+                self.at += out.len() as u64;
+                Ok(())
+            }
+            // Cut short since it was opened.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Err(self.truncated(inside)),
+            Err(source) => Err(CheckpointError::Io {
+                path: self.path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    fn take<const N: usize>(&mut self, inside: &'static str) -> Result<[u8; N], CheckpointError> {
+        let mut out = [0u8; N];
+        self.take_into(&mut out, inside)?;
+        Ok(out)
     }
 
     fn u32(&mut self, inside: &'static str) -> Result<u32, CheckpointError> {
-        let b = self.take(4, inside)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_le_bytes(self.take(inside)?))
     }
 
     fn u64(&mut self, inside: &'static str) -> Result<u64, CheckpointError> {
-        let lo = self.u32(inside)? as u64;
-        let hi = self.u32(inside)? as u64;
-        Ok(lo | hi << 32)
+        Ok(u64::from_le_bytes(self.take(inside)?))
+    }
+
+    /// Whether the checksum at the end of the file is the one of every
+    /// byte before it, read from the start in chunks; then back to where
+    /// the reader was.
+    fn checksum_holds(&mut self) -> Result<bool, CheckpointError> {
+        let io = |source| CheckpointError::Io {
+            path: self.path.to_path_buf(),
+            source,
+        };
+        let back = self.at;
+        self.file.seek(SeekFrom::Start(0)).map_err(io)?;
+        self.at = 0;
+        let body = self.len - 8;
+        let mut sum = Checksum::default();
+        let mut buf = vec![0u8; CHUNK];
+        while self.at < body {
+            // Whole words but for the last piece.
+            let n = (body - self.at).min(CHUNK as u64) as usize;
+            self.take_into(&mut buf[..n], "the records")?;
+            sum.update(&buf[..n]);
+        }
+        let stored = self.u64("the checksum")?;
+        self.file.seek(SeekFrom::Start(back)).map_err(io)?;
+        self.at = back;
+        Ok(sum.finish() == stored)
     }
 }
 
@@ -343,16 +383,8 @@ pub(super) fn load(
     path: &Path,
     context: &str,
 ) -> Result<CheckpointStats, CheckpointError> {
-    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let r = &mut Reader {
-        bytes: &bytes,
-        at: 0,
-        path,
-    };
-    if r.take(MAGIC.len(), "the magic")? != MAGIC {
+    let r = &mut Reader::open(path)?;
+    if &r.take::<8>("the magic")? != MAGIC {
         return Err(CheckpointError::NotCheckpoint {
             path: path.to_path_buf(),
         });
@@ -364,8 +396,13 @@ pub(super) fn load(
             found: version,
         });
     }
-    let n = r.u32("the context")? as usize;
-    let found = String::from_utf8_lossy(r.take(n, "the context")?).into_owned();
+    let n = r.u32("the context")? as u64;
+    if r.len - r.at < n {
+        return Err(r.truncated("the context"));
+    }
+    let mut context_bytes = vec![0u8; n as usize];
+    r.take_into(&mut context_bytes, "the context")?;
+    let found = String::from_utf8_lossy(&context_bytes).into_owned();
     let stats = CheckpointStats {
         nodes: r.u64("the counts")?,
         entries: r.u64("the counts")?,
@@ -378,17 +415,10 @@ pub(super) fn load(
         + stats.entries as u128 * ENTRY_BYTES as u128
         + stats.looped as u128 * LOOPED_BYTES as u128
         + 8;
-    if (bytes.len() as u128) < want {
-        return Err(CheckpointError::Truncated {
-            path: path.to_path_buf(),
-            inside: "the records",
-        });
+    if (r.len as u128) < want {
+        return Err(r.truncated("the records"));
     }
-    let body = bytes.len() - 8;
-    let mut sum = Checksum::default();
-    sum.update(&bytes[..body]);
-    let stored = u64::from_le_bytes(bytes[body..].try_into().expect("8 bytes"));
-    if sum.finish() != stored || bytes.len() as u128 != want {
+    if r.len as u128 != want || !r.checksum_holds()? {
         return Err(CheckpointError::Checksum {
             path: path.to_path_buf(),
         });
@@ -438,23 +468,23 @@ fn read_records(
     bad: &dyn Fn(u64, String) -> CheckpointError,
 ) -> Result<(), CheckpointError> {
     for i in 0..stats.entries {
-        let rec = r.take(ENTRY_BYTES, "the entries")?;
-        let key = record_key(rec).map_err(|w| bad(i, w))?;
+        let rec = r.take::<ENTRY_BYTES>("the entries")?;
+        let key = record_key(&rec).map_err(|w| bad(i, w))?;
         let best = record_move(&key.pos, rec[25]).map_err(|w| bad(i, w))?;
         df.tt.insert(
             key,
             Entry {
-                phi: word(rec, 13),
-                delta: word(rec, 17),
-                work: word(rec, 21),
+                phi: word(&rec, 13),
+                delta: word(&rec, 17),
+                work: word(&rec, 21),
                 best: MoveSlot::new(best),
             },
         );
     }
     for i in 0..stats.looped {
-        let rec = r.take(LOOPED_BYTES, "the looped entries")?;
+        let rec = r.take::<LOOPED_BYTES>("the looped entries")?;
         let n = stats.entries + i;
-        let key = record_key(rec).map_err(|w| bad(n, w))?;
+        let key = record_key(&rec).map_err(|w| bad(n, w))?;
         let status = match rec[13] {
             0 => Status::Success,
             1 => Status::Failure,
