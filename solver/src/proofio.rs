@@ -156,21 +156,19 @@ pub fn write_proofs(out: &mut dyn Write, proofs: &[StoredProof]) -> std::io::Res
     Ok(())
 }
 
-/// Writes `proofs` to the file `path` (through a temporary file renamed
-/// into place, so a crash never leaves half a file under the name).
+/// Writes `proofs` to the file `path` (through a temporary file synced
+/// and renamed into place, so a crash never leaves half a file under the
+/// name: [`engine::durable::replace_file`]).
 pub fn save(path: &std::path::Path, proofs: &[StoredProof]) -> Result<(), ProofIoError> {
-    let io = |source| ProofIoError::Io {
-        path: path.display().to_string(),
-        source,
-    };
-    let tmp = path.with_extension("tmp-proof");
-    {
-        let f = std::fs::File::create(&tmp).map_err(io)?;
+    engine::durable::replace_file(path, |f| {
         let mut w = std::io::BufWriter::new(f);
-        write_proofs(&mut w, proofs).map_err(io)?;
-        w.flush().map_err(io)?;
-    }
-    std::fs::rename(&tmp, path).map_err(io)
+        write_proofs(&mut w, proofs)?;
+        w.flush()
+    })
+    .map_err(|e| ProofIoError::Io {
+        path: e.path.display().to_string(),
+        source: e.source,
+    })
 }
 
 /// Reads a proof file.
