@@ -714,13 +714,25 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         positions.push(if rnd() & 1 == 1 { p.flipped() } else { p });
     }
     let each = a.positions.max(1);
-    let wins = positions[..each]
-        .iter()
-        .filter(|p| db.probe(p) == Some(engine::Value::Win))
-        .count();
-    // One probe at a time, then the same positions with `probe_many`.
+    // One probe at a time, then the same positions with `probe_many`,
+    // which must give the same values.
+    let mut first: Option<Vec<Option<engine::Value>>> = None;
     for batched in [false, true] {
-        let best = best_pass(&db, &positions, each, batched, a.repeat.max(1))?;
+        let (best, values) = best_pass(&db, &positions, each, batched, a.repeat.max(1))?;
+        if let Some(i) = first
+            .as_ref()
+            .and_then(|f| (0..each).find(|&i| f[i] != values[i]))
+        {
+            anyhow::bail!(
+                "probe_many and one probe at a time disagree on {:?}",
+                positions[i]
+            );
+        }
+        let wins = values
+            .iter()
+            .filter(|v| **v == Some(engine::Value::Win))
+            .count();
+        first.get_or_insert(values);
         println!(
             "{} random positions of 2-{} pieces without capture ({} wins), {}: {:.1} million \
              probes/s per thread, {}, best of {} passes ({:.0} ns/probe)",
@@ -764,57 +776,64 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
 /// The shortest of `repeat` passes, in seconds, in which threads probe at
 /// once each its own `each` of `positions` (one probe at a time, or with
 /// [`Egdb::probe_many`] when `batched`); a pass lasts until its slowest
-/// thread is done. Every position must get a value.
+/// thread is done. Every position must get a value. Also the values of the
+/// first thread's positions.
 fn best_pass(
     db: &Egdb,
     positions: &[Position],
     each: usize,
     batched: bool,
     repeat: u32,
-) -> anyhow::Result<f64> {
+) -> anyhow::Result<(f64, Vec<Option<engine::Value>>)> {
     let chunks: Vec<&[Position]> = positions.chunks(each).collect();
     let start = std::sync::Barrier::new(chunks.len());
     let mut best = f64::INFINITY;
+    let mut first = Vec::new();
     for _ in 0..repeat {
-        let times: Vec<anyhow::Result<f64>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = chunks
-                .iter()
-                .map(|chunk| {
-                    let start = &start;
-                    scope.spawn(move || {
-                        let mut out = vec![None; chunk.len()];
-                        start.wait();
-                        let t = Instant::now();
-                        if batched {
-                            db.probe_many(chunk, &mut out);
-                        } else {
-                            for (p, o) in chunk.iter().zip(out.iter_mut()) {
-                                *o = db.probe(p);
+        let passes: Vec<anyhow::Result<(f64, Vec<Option<engine::Value>>)>> =
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = chunks
+                    .iter()
+                    .map(|chunk| {
+                        let start = &start;
+                        scope.spawn(move || {
+                            let mut out = vec![None; chunk.len()];
+                            start.wait();
+                            let t = Instant::now();
+                            if batched {
+                                db.probe_many(chunk, &mut out);
+                            } else {
+                                for (p, o) in chunk.iter().zip(out.iter_mut()) {
+                                    *o = db.probe(p);
+                                }
                             }
-                        }
-                        let seconds = t.elapsed().as_secs_f64();
-                        match out.iter().position(|v| v.is_none()) {
-                            Some(i) => Err(anyhow::anyhow!("no value for {:?}", chunk[i])),
-                            None => Ok(seconds),
-                        }
+                            let seconds = t.elapsed().as_secs_f64();
+                            match out.iter().position(|v| v.is_none()) {
+                                Some(i) => Err(anyhow::anyhow!("no value for {:?}", chunk[i])),
+                                None => Ok((seconds, out)),
+                            }
+                        })
                     })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a probe thread failed")))
-                })
-                .collect()
-        });
+                    .collect();
+                workers
+                    .into_iter()
+                    .map(|w| {
+                        w.join()
+                            .unwrap_or_else(|_| Err(anyhow::anyhow!("a probe thread failed")))
+                    })
+                    .collect()
+            });
         let mut slowest = 0f64;
-        for t in times {
-            slowest = slowest.max(t?);
+        for (n, pass) in passes.into_iter().enumerate() {
+            let (seconds, values) = pass?;
+            slowest = slowest.max(seconds);
+            if n == 0 {
+                first = values;
+            }
         }
         best = best.min(slowest);
     }
-    Ok(best)
+    Ok((best, first))
 }
 
 /// Nanoseconds per read over a buffer of `bytes` bytes (64-byte lines):
