@@ -556,6 +556,10 @@ fn search_here(
         df.checkpoint_every(&plan.path, &context, plan.every);
     }
     let earlier = resumed.map_or(0, |r: CheckpointStats| r.nodes);
+    // Reading a checkpoint does not count against `--time`: the searches'
+    // clock starts after it.
+    let searching = Instant::now();
+    let deadline = opts.time.map(|d| searching + d);
     let mut runs = Vec::new();
     let mut proofs = Vec::new();
     // With a time limit, each question gets a share of what is left (the
@@ -643,11 +647,12 @@ fn search_here(
             // take minutes): a solve takes at most twice its time limit
             // before the verification.
             let t0 = Instant::now();
-            let grace = deadline.map(|d| d.max(t0 + start.elapsed().max(Duration::from_secs(10))));
+            let grace =
+                deadline.map(|d| d.max(t0 + searching.elapsed().max(Duration::from_secs(10))));
             let stop = deadline.zip(grace).map(|(d, g)| {
                 g.max(
                     d + d
-                        .saturating_duration_since(start)
+                        .saturating_duration_since(searching)
                         .max(Duration::from_secs(10)),
                 )
             });
