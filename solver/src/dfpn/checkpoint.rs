@@ -533,6 +533,28 @@ mod tests {
     }
 
     #[test]
+    fn a_checkpoint_written_to_the_periodic_file_restarts_its_clock() {
+        let dir = std::env::temp_dir();
+        let path = dir.join(format!("checkers-clock-{}.ckpt", std::process::id()));
+        let other = dir.join(format!("checkers-clock-other-{}.ckpt", std::process::id()));
+        let hour = std::time::Duration::from_secs(3600);
+        let mut df = prover();
+        df.checkpoint_every(&path, "here", hour);
+        let long_ago = |df: &mut Dfpn<'_>| {
+            let p = df.periodic.as_mut().unwrap();
+            p.last = std::time::Instant::now().checked_sub(2 * hour).unwrap();
+        };
+        let due = |df: &Dfpn<'_>| df.periodic.as_ref().unwrap().last.elapsed() >= hour;
+        long_ago(&mut df);
+        df.save_checkpoint(&other, "here").unwrap();
+        assert!(due(&df), "another file leaves the periodic clock alone");
+        df.save_checkpoint(&path, "here").unwrap();
+        assert!(!due(&df), "the periodic file's clock starts again");
+        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(&other);
+    }
+
+    #[test]
     fn the_tables_read_back_are_the_tables_written() {
         std::thread::scope(|s| {
             std::thread::Builder::new()

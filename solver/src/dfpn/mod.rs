@@ -327,12 +327,18 @@ impl<'a> Dfpn<'a> {
 
     /// Writes the tables to `path` ([`checkpoint`]; the file says they
     /// were searched for `context`, which names the root and the leaves).
+    /// When `path` is the periodic checkpoint's file
+    /// ([`Dfpn::checkpoint_every`]), its clock starts again.
     pub fn save_checkpoint(
-        &self,
+        &mut self,
         path: &Path,
         context: &str,
     ) -> Result<CheckpointStats, CheckpointError> {
-        checkpoint::save(self, path, context)
+        let stats = checkpoint::save(self, path, context)?;
+        if let Some(p) = self.periodic.as_mut().filter(|p| p.path == path) {
+            p.last = Instant::now();
+        }
+        Ok(stats)
     }
 
     /// Reads the tables back from a checkpoint written for `context`, and
