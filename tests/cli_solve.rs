@@ -305,6 +305,11 @@ fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
     };
     let e = refused(&["--solver", "dfpn"], "W:WK22:BK31");
     assert!(e.contains("written for W:WK22,K23,K24:BK31,K32"), "{e}");
+    // Said before the (possibly long) read.
+    assert!(
+        e.contains("reading df-pn's tables back from the checkpoint"),
+        "{e}"
+    );
     let e = refused(&["--solver", "ab"], args[0]);
     assert!(e.contains("--solver dfpn"), "{e}");
     let mut bytes = std::fs::read(&file).unwrap();

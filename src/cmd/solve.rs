@@ -239,6 +239,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }),
         },
     };
+    if let Some(plan) = opts.checkpoint.as_ref().filter(|p| p.path.exists()) {
+        // Reading a large checkpoint takes a while; say why nothing moves.
+        eprintln!(
+            "solve: reading df-pn's tables back from the checkpoint {} before the search goes on",
+            plan.path.display()
+        );
+    }
     // A batch prints as it goes: on a shared terminal, log lines only.
     let report = WorkReport::start(
         work,
