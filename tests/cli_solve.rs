@@ -289,9 +289,15 @@ fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
     let first = solve_json(&[&args[..], &["--nodes", "2000"]].concat());
     assert_eq!(first["result"], serde_json::Value::Null);
     assert_eq!(first["resumed"], serde_json::Value::Null);
+    // The open question's root numbers, to compare runs by.
+    let numbers = &first["runs"][0]["numbers"];
+    assert!(numbers["proof"].as_u64().unwrap() > 0, "{first}");
+    assert!(numbers["disproof"].as_u64().unwrap() > 0, "{first}");
     let second = solve_json(&[&args[..], &["--nodes", "1000000"]].concat());
     assert_eq!(second["result"], "win");
     assert_eq!(second["resumed"]["nodes"], first["nodes"]);
+    assert_eq!(second["runs"][0]["answer"], "yes", "{second}");
+    assert_eq!(second["runs"][0]["numbers"], serde_json::Value::Null);
     assert_eq!(second["proofs"][0]["verified"], true);
 
     let refused = |extra: &[&str], fen: &str| {

@@ -131,6 +131,12 @@ pub struct QuestionRun {
     pub millis: u64,
     /// Its root move (proving or refuting), when known.
     pub best: Option<Move>,
+    /// df-pn's proof and disproof numbers of the root (the mover's view:
+    /// the estimated cost of proving the answer yes, of proving it no)
+    /// when its question is still open, so that runs resumed one after
+    /// another can be compared; `None` for other solvers and settled
+    /// questions.
+    pub numbers: Option<(u32, u32)>,
 }
 
 /// [`QuestionRun::solver`] of a question a search settled whose proof
@@ -423,6 +429,7 @@ fn retro_part(
                     nodes: nodes as u64,
                     millis: t0.elapsed().as_millis() as u64,
                     best: None,
+                    numbers: None,
                 }],
                 ..RetroPart::default()
             });
@@ -470,6 +477,7 @@ fn retro_part(
             } else {
                 None
             },
+            numbers: None,
         })
         .collect();
     let mut proofs = Vec::new();
@@ -595,6 +603,7 @@ fn search_here(
                 nodes: ab.nodes() - n0,
                 millis: t0.elapsed().as_millis() as u64,
                 best: o.best,
+                numbers: None,
             });
             results.push(("ab", o.res.status));
             best = best.or(o.best.filter(|_| o.res.status != Status::Unknown));
@@ -610,6 +619,11 @@ fn search_here(
                 nodes: df.nodes() - n0,
                 millis: t0.elapsed().as_millis() as u64,
                 best: o.best,
+                numbers: if o.res.status == Status::Unknown {
+                    df.numbers(&root, t)
+                } else {
+                    None
+                },
             });
             if let Some(plan) = checkpoint {
                 if let Some(e) = df.checkpoint_failure() {
@@ -699,6 +713,7 @@ fn search_here(
                         nodes: positions as u64,
                         millis: t0.elapsed().as_millis() as u64,
                         best: None,
+                        numbers: None,
                     });
                     return Ok((Status::Unknown, None));
                 }

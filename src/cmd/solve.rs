@@ -477,12 +477,18 @@ fn print_report(rep: &SolveReport) {
             continue;
         }
         println!(
-            "  {:<5} {side} {:<16} {:<8} {:>12} nodes {:>9} ms",
+            "  {:<5} {side} {:<16} {:<8} {:>12} nodes {:>9} ms{}",
             r.solver,
             question_text(r.threshold),
             status_name(r.status),
             r.nodes,
-            r.millis
+            r.millis,
+            match r.numbers {
+                Some((proof, disproof)) => {
+                    format!("  (root: proof number {proof}, disproof number {disproof})")
+                }
+                None => String::new(),
+            }
         );
     }
     println!("nodes     {}", rep.provenance.nodes);
@@ -566,6 +572,10 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
                 "nodes": r.nodes,
                 "millis": r.millis,
                 "best": r.best.map(|m| m.to_string()),
+                "numbers": r.numbers.map(|(proof, disproof)| serde_json::json!({
+                    "proof": proof,
+                    "disproof": disproof,
+                })),
             })
         })
         .collect();

@@ -428,6 +428,12 @@ impl<'a> Dfpn<'a> {
         (e.settled() && !e.trusted()).then(|| e.status())
     }
 
+    /// The stored proof and disproof numbers of `pos` at threshold `t`
+    /// (the mover's view: `phi`, `delta`), when the table holds them.
+    pub fn numbers(&self, pos: &Position, t: Value) -> Option<(u32, u32)> {
+        self.tt.get(&Key::new(*pos, t)).map(|e| (e.phi, e.delta))
+    }
+
     /// The stored best move of `pos` at threshold `t`.
     pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
