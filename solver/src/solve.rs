@@ -522,10 +522,11 @@ fn search_here(
     opts: &SolveOptions,
 ) -> Result<SolveReport, SolveError> {
     let start = Instant::now();
-    let deadline = opts.time.map(|d| start + d);
+    // No deadline here: each question sets its own from `deadline` below,
+    // which counts from after a checkpoint is read.
     let limits = Limits {
         max_nodes: opts.max_nodes,
-        deadline,
+        deadline: None,
         stop: opts.stop,
         progress: opts.progress,
     };
@@ -565,7 +566,7 @@ fn search_here(
     }
     let earlier = resumed.map_or(0, |r: CheckpointStats| r.nodes);
     // Reading a checkpoint does not count against `--time`: the searches'
-    // clock starts after it.
+    // clock starts after it (`start` still times the whole call).
     let searching = Instant::now();
     let deadline = opts.time.map(|d| searching + d);
     let mut runs = Vec::new();

@@ -397,6 +397,7 @@ pub(super) fn load(
         });
     }
     let n = r.u32("the context")? as u64;
+    // Before the buffer is made: a damaged length must not allocate.
     if r.len - r.at < n {
         return Err(r.truncated("the context"));
     }
