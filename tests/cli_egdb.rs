@@ -161,4 +161,20 @@ fn the_bench_probes_on_several_threads_and_refuses_zero() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--threads must be 1 to 256, not 0"), "{err}");
+    // More positions than memory holds: an error, not an abort.
+    let out = egdb(
+        dir,
+        &[
+            "bench",
+            "--pieces",
+            "3",
+            "--positions",
+            "1000000000000000",
+            "--threads",
+            "2",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("too many"), "{err}");
 }

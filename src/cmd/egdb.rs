@@ -702,8 +702,14 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         "--threads must be 1 to 256, not {}",
         a.threads
     );
-    let wanted = a.positions.max(1) * a.threads;
-    let mut positions: Vec<Position> = Vec::with_capacity(wanted);
+    let each = a.positions.max(1);
+    // Too many to count or to hold: an error, not an abort.
+    let too_many = || anyhow::anyhow!("--positions {each} on {} threads: too many", a.threads);
+    let wanted = each.checked_mul(a.threads).ok_or_else(too_many)?;
+    let mut positions: Vec<Position> = Vec::new();
+    positions
+        .try_reserve_exact(wanted)
+        .map_err(|_| too_many())?;
     while positions.len() < wanted {
         let r = rnd() % total;
         let t = cum.partition_point(|&c| c <= r);
@@ -713,7 +719,6 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         }
         positions.push(if rnd() & 1 == 1 { p.flipped() } else { p });
     }
-    let each = a.positions.max(1);
     // One probe at a time, then the same positions with `probe_many`,
     // which must give the same values.
     let mut first: Option<Vec<Option<engine::Value>>> = None;
