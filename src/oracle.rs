@@ -1,5 +1,6 @@
 //! Where commands get their exact-value sources: the endgame databases
-//! (built on first use) and, later, the proof store.
+//! (built on first use), one size or each size a store's proofs recorded,
+//! and, later, the proof store.
 
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::slices_with;
@@ -100,5 +101,32 @@ fn unpack_budget() -> anyhow::Result<u64> {
             _ => anyhow::bail!("CHECKERS_EGDB_MEMORY={v:?}: expected a number of MiB"),
         },
         Err(e) => anyhow::bail!("CHECKERS_EGDB_MEMORY: {e}"),
+    }
+}
+
+/// The databases of each size that a proof store's trees and database
+/// values recorded, opened once each: every stored proof is checked with
+/// the databases it was verified with.
+pub struct OraclesBySize {
+    by_size: std::collections::BTreeMap<u32, Arc<dyn Oracle>>,
+}
+
+impl OraclesBySize {
+    /// Opens the databases of every size that `store` recorded.
+    pub fn for_store(store: &proofdb::Store) -> anyhow::Result<OraclesBySize> {
+        let mut by_size = std::collections::BTreeMap::new();
+        for n in solver::storecheck::sizes_needed(store)? {
+            by_size.insert(n, open_egdb(n, Needs::All)?);
+        }
+        Ok(OraclesBySize { by_size })
+    }
+}
+
+impl solver::storecheck::OracleBySize for OraclesBySize {
+    fn up_to(&self, pieces: u32) -> Result<&dyn Oracle, String> {
+        self.by_size
+            .get(&pieces)
+            .map(|o| o.as_ref())
+            .ok_or_else(|| format!("databases of {pieces} pieces were not opened"))
     }
 }

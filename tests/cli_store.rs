@@ -43,19 +43,18 @@ fn merge_stats_export() {
         let a = Store::open(dir.join("a.sqlite")).unwrap();
         let b = Store::open(dir.join("b.sqlite")).unwrap();
         for n in 1..=10 {
-            a.put(&pos(n), Outcome::AtLeastDraw, &prov("ab")).unwrap();
+            put_backed(&a, &pos(n), Outcome::AtLeastDraw, &prov("ab")).unwrap();
         }
         for n in 6..=15 {
-            b.put(&pos(n), Outcome::Exact(Value::Win), &prov("dfpn"))
-                .unwrap();
+            put_backed(&b, &pos(n), Outcome::Exact(Value::Win), &prov("dfpn")).unwrap();
         }
-        b.put(&pos(3), Outcome::Exact(Value::Loss), &prov("dfpn"))
-            .unwrap();
+        put_backed(&b, &pos(3), Outcome::Exact(Value::Loss), &prov("dfpn")).unwrap();
     }
     let out = checkers(&["db", "merge", "a.sqlite", "b.sqlite"], dir);
     let so = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{so}\n{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("1 contradicting result(s) refused"));
+    assert!(text(&out.stderr)
+        .contains("1 contradicting result(s) and 0 result(s) without a proof refused"));
     assert!(
         so.contains("a.sqlite: 10 results: 10 new, 0 tightened, 0 unchanged, 0 refused"),
         "{so}"
@@ -165,9 +164,13 @@ fn ballots_list_status_report() {
         });
     }
     store.set_main_line(1, &line).unwrap();
-    store
-        .put(&line[4].position, Outcome::Exact(Value::Draw), &prov("ab"))
-        .unwrap();
+    put_backed(
+        &store,
+        &line[4].position,
+        Outcome::Exact(Value::Draw),
+        &prov("ab"),
+    )
+    .unwrap();
     drop(store);
     let out = checkers(
         &[
@@ -195,4 +198,17 @@ fn ballots_list_status_report() {
         md.contains("| 1 | 9-13 21-17 5-9 |  | 5 | 4 | 24 | draw (Black) |"),
         "{md}"
     );
+}
+
+/// Stores `o` for `pos` with placeholder trees behind it (the store keeps
+/// only results with proof trees or database values).
+fn put_backed(
+    store: &proofdb::Store,
+    pos: &engine::Position,
+    o: proofdb::Outcome,
+    prov: &proofdb::Provenance,
+) -> Result<proofdb::PutEffect, proofdb::StoreError> {
+    let rec = proofdb::ResultRecord::new(*pos, o, prov.clone(), 0);
+    let trees = proofdb::testing::unverified_trees(*pos, o);
+    store.put_proof(&rec, &trees, "test")
 }

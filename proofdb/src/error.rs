@@ -81,6 +81,19 @@ pub enum StoreError {
         /// What was offered.
         incoming: Outcome,
     },
+    /// A result that neither stored proof trees nor the databases back;
+    /// nothing was changed.
+    #[error(
+        "{path}: result {outcome} for {fen} refused: no proof tree or database value backs it"
+    )]
+    Unproved {
+        /// The file.
+        path: PathBuf,
+        /// The position, as FEN.
+        fen: String,
+        /// What was offered.
+        outcome: Outcome,
+    },
     /// A value passed in is out of the schema's range.
     #[error("{path}: invalid input: {detail}")]
     Invalid {

@@ -9,9 +9,8 @@ use crate::codec::{decode_outcome, decode_pos, host_name, pos_key, stm_code, uni
 use crate::error::{Result, StoreError};
 use crate::outcome::Outcome;
 use crate::proof::ProofTree;
-use crate::results::{self, Applied, ResultRecord};
+use crate::results::ResultRecord;
 use crate::store::Store;
-use engine::notation::fen::to_fen;
 use engine::Position;
 use rusqlite::params;
 
@@ -287,29 +286,21 @@ impl Store {
     }
 
     /// Stores a proved result and the proof trees behind it in a single
-    /// transaction, so a kill leaves both or neither. The result is folded
-    /// in like [`Store::put_record`]; one that contradicts the stored
-    /// outcome is refused with [`StoreError::Contradiction`] and nothing
-    /// is written.
+    /// transaction, so a kill leaves both or neither. The trees record the
+    /// result's database size. The result is folded in like
+    /// [`Store::put_record`]; one that contradicts the stored outcome is
+    /// refused with [`StoreError::Contradiction`], one that the trees (with
+    /// those stored before) do not prove with [`StoreError::Unproved`],
+    /// and then nothing is written.
     pub fn put_proof(
         &self,
         result: &ResultRecord,
         trees: &[ProofTree],
         run_id: &str,
-    ) -> Result<()> {
+    ) -> Result<crate::results::PutEffect> {
         self.write_tx(|tx| {
-            for t in trees {
-                self.insert_tree(tx, t, run_id, result.proved_at)?;
-            }
-            match results::apply(tx, result).map_err(|e| self.sq(e))? {
-                Applied::Done(_) => Ok(()),
-                Applied::Refused(c) => Err(StoreError::Contradiction {
-                    path: self.path().to_path_buf(),
-                    fen: to_fen(&result.position),
-                    stored: c.stored,
-                    incoming: c.incoming,
-                }),
-            }
+            let a = crate::trees::apply_proof(tx, self.path(), result, trees, run_id)?;
+            self.applied(result, a)
         })
     }
 

@@ -19,9 +19,12 @@ pub mod outcome;
 pub mod proof;
 pub mod results;
 pub mod schema;
+pub mod seal;
 pub mod stats;
 pub mod store;
+pub mod testing;
 pub mod trees;
+pub mod trust;
 pub mod writer;
 
 pub use cache::{LiveResults, ResultCache};
@@ -34,6 +37,7 @@ pub use results::{Applied, PutEffect, ResultRecord};
 pub use stats::StoreStats;
 pub use store::Store;
 pub use trees::{TreeId, TreeInfo};
+pub use trust::Trust;
 pub use writer::{Refusal, Writer, WriterHandle, WriterOptions, WriterReport};
 
 /// The default store file name, in the current directory

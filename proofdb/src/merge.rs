@@ -1,9 +1,13 @@
 //! Folding a shard (a store written elsewhere) into a store without losing
 //! anything.
 //!
-//! Results are intersected one by one exactly as [`crate::Store::put`]
-//! does; a contradiction is refused (the stored result stays, the refusal
-//! is reported with both outcomes) and the merge goes on. Proof trees,
+//! Proof trees the store lacks are copied first (a damaged one is skipped
+//! and reported); then results are intersected one by one exactly as
+//! [`crate::Store::put`] does; a contradiction is refused (the stored
+//! result stays, the refusal is reported with both outcomes) and the merge
+//! goes on. A shard result that is not proved in the shard (no seal, a
+//! changed row, nothing backing it: [`crate::Trust`]) is refused and
+//! reported, and so is one the copied trees do not back. Proof trees,
 //! ballots, main lines, job records and runs the store lacks are copied;
 //! where both have a main line for a ballot and they differ, the store's is
 //! kept and the difference reported. The shard is opened read-only and
@@ -15,7 +19,9 @@ use crate::error::{Result, StoreError};
 use crate::jobs::JobStatus;
 use crate::results::{Applied, PutEffect, ResultRecord};
 use crate::store::Store;
+use crate::trust::Trust;
 use crate::writer::Refusal;
+use engine::Position;
 use std::path::Path;
 
 /// Results per transaction while merging.
@@ -34,6 +40,15 @@ pub struct MergeReport {
     pub unchanged: u64,
     /// Results refused as contradictions.
     pub refused: Vec<Refusal>,
+    /// Results refused because they are not proved: why (in the shard),
+    /// or [`Trust::Unproved`] when the copied trees do not back them.
+    pub unproved: Vec<(Position, Trust)>,
+    /// Proof trees of the shard skipped as damaged (tree id, why).
+    pub trees_damaged: Vec<(i64, String)>,
+    /// Proof trees of the shard not copied because they contradict what
+    /// the store holds for their root (the results they back are then
+    /// refused as contradictions).
+    pub trees_contradicting: u64,
     /// Proof trees copied.
     pub trees_copied: u64,
     /// Proof trees already present (same root and question).
@@ -74,6 +89,29 @@ pub fn merge_shard(
     src.quick_check()?;
     let mut report = MergeReport::default();
 
+    // Trees first: the results they back are refused without them.
+    for info in src.trees()? {
+        if store.tree_info(&info.root, info.question)?.is_some() {
+            report.trees_present += 1;
+            continue;
+        }
+        if !store.tree_fits(&info.root, info.question)? {
+            report.trees_contradicting += 1;
+            continue;
+        }
+        match src.get_tree_by_id(info.id) {
+            Ok(Some(tree)) => {
+                store.put_tree_dated(&tree, &info.run_id, info.egdb_pieces, info.created)?;
+                report.trees_copied += 1;
+            }
+            Ok(None) => {}
+            Err(e @ StoreError::Corrupt { .. }) => {
+                report.trees_damaged.push((info.id, e.to_string()));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+
     let mut chunk: Vec<ResultRecord> = Vec::with_capacity(CHUNK);
     let mut flush = |chunk: &mut Vec<ResultRecord>, report: &mut MergeReport| -> Result<()> {
         let applied = store.put_many(chunk)?;
@@ -87,6 +125,7 @@ pub fn merge_shard(
                     stored: c.stored,
                     incoming: c.incoming,
                 }),
+                Applied::Unproved => report.unproved.push((rec.position, Trust::Unproved)),
             }
         }
         report.seen += chunk.len() as u64;
@@ -94,7 +133,12 @@ pub fn merge_shard(
         progress(report.seen);
         Ok(())
     };
-    src.for_each_result(|rec| -> Result<()> {
+    src.for_each_row(|rec, trust| -> Result<()> {
+        if !trust.is_proved() {
+            report.seen += 1;
+            report.unproved.push((rec.position, trust));
+            return Ok(());
+        }
         chunk.push(rec);
         if chunk.len() >= CHUNK {
             flush(&mut chunk, &mut report)?;
@@ -102,17 +146,6 @@ pub fn merge_shard(
         Ok(())
     })?;
     flush(&mut chunk, &mut report)?;
-
-    for info in src.trees()? {
-        if store.tree_info(&info.root, info.question)?.is_some() {
-            report.trees_present += 1;
-            continue;
-        }
-        if let Some(tree) = src.get_tree_by_id(info.id)? {
-            store.put_tree_dated(&tree, &info.run_id, info.created)?;
-            report.trees_copied += 1;
-        }
-    }
 
     let have: std::collections::HashSet<u32> =
         store.ballots()?.into_iter().map(|b| b.number).collect();

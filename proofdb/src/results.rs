@@ -1,8 +1,16 @@
 //! The results table: one row per proved position, and the rule by which a
 //! new result is folded into a stored one (intersection of what both say).
+//!
+//! Every row is sealed ([`crate::seal`]) and read back with its
+//! [`Trust`]: only rows whose seal holds and whose outcome is backed by
+//! the position's proof trees or by the databases ([`crate::trust`]) are
+//! proved. A write that would leave a row unbacked is refused.
 
 use crate::codec::{decode_outcome, decode_pos, pos_key, stm_code, unix_now};
 use crate::outcome::{Outcome, OutcomeConflict, Provenance};
+use crate::proof::Question;
+use crate::seal::Seal;
+use crate::trust::{self, Trust};
 use engine::Position;
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -57,67 +65,112 @@ pub enum Applied {
     Done(PutEffect),
     /// Contradicts the stored outcome; nothing was changed.
     Refused(OutcomeConflict),
+    /// Neither the position's stored proof trees nor the databases back
+    /// the outcome that would be stored; nothing was changed.
+    Unproved,
 }
 
-const SELECT_ONE: &str =
-    "SELECT outcome, solver, nodes, millis, egdb_pieces, run_id, proof_size, proved_at \
-     FROM results WHERE pos = ?1 AND stm = ?2";
-
 const UPSERT: &str = "INSERT OR REPLACE INTO results \
-     (pos, stm, outcome, pieces, solver, nodes, millis, egdb_pieces, proof_size, proved_at, run_id) \
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+     (pos, stm, outcome, pieces, solver, nodes, millis, egdb_pieces, proof_size, proved_at, run_id, checksum) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 
 fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-/// Reads the record of `pos`. A row that breaks the schema's contract is
-/// reported as `Err(detail)` inside the SQLite error's place.
-pub fn select(conn: &Connection, pos: &Position) -> rusqlite::Result<Option<ResultRecord>> {
-    let mut stmt = conn.prepare_cached(SELECT_ONE)?;
-    stmt.query_row(params![&pos_key(pos)[..], stm_code(pos)], |r| {
-        let outcome: String = r.get(0)?;
-        let outcome = decode_outcome(&outcome).map_err(|e| {
-            rusqlite::Error::FromSqlConversionFailure(
-                0,
-                rusqlite::types::Type::Text,
-                Box::<dyn std::error::Error + Send + Sync>::from(e),
-            )
-        })?;
-        Ok(ResultRecord {
-            position: *pos,
-            outcome,
-            provenance: Provenance {
-                solver: r.get(1)?,
-                nodes: r.get::<_, i64>(2)? as u64,
-                millis: r.get::<_, i64>(3)? as u64,
-                egdb_pieces: r.get::<_, i64>(4)? as u32,
-                run_id: r.get(5)?,
-            },
-            proof_size: r.get::<_, i64>(6)? as u64,
-            proved_at: r.get(7)?,
-        })
-    })
-    .optional()
+/// The seal of a results row holding `rec` with `pieces` in its piece
+/// column.
+pub fn seal(rec: &ResultRecord, pieces: i64) -> i64 {
+    let p = &rec.provenance;
+    Seal::new("results")
+        .blob(&pos_key(&rec.position))
+        .int(stm_code(&rec.position))
+        .text(rec.outcome.name())
+        .int(pieces)
+        .text(&p.solver)
+        .int(to_i64(p.nodes))
+        .int(to_i64(p.millis))
+        .int(p.egdb_pieces as i64)
+        .int(to_i64(rec.proof_size))
+        .int(rec.proved_at)
+        .text(&p.run_id)
+        .finish()
 }
 
-/// Only the outcome of `pos` (the solvers' hot path).
+/// The trust of a row holding `rec`, given its piece and checksum
+/// columns and the questions of the trees stored for its position.
+pub fn judge(rec: &ResultRecord, pieces: i64, checksum: Option<i64>, trees: &[Question]) -> Trust {
+    match checksum {
+        None => return Trust::Unsealed,
+        Some(c) if c != seal(rec, pieces) => return Trust::Damaged,
+        Some(_) => {}
+    }
+    let p = &rec.provenance;
+    let egdb = trust::from_databases(rec.outcome, &p.solver, p.egdb_pieces);
+    if egdb || trust::trees_prove(trees, rec.outcome) {
+        Trust::Proved
+    } else {
+        Trust::Unproved
+    }
+}
+
+/// The questions of the (sealed) proof trees stored for `pos`.
+pub fn tree_questions(conn: &Connection, pos: &Position) -> rusqlite::Result<Vec<Question>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT question FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND checksum IS NOT NULL",
+    )?;
+    let rows = stmt.query_map(params![&pos_key(pos)[..], stm_code(pos)], |r| {
+        r.get::<_, String>(0)
+    })?;
+    let mut out = Vec::new();
+    for q in rows {
+        if let Some(q) = Question::from_name(&q?) {
+            out.push(q);
+        }
+    }
+    Ok(out)
+}
+
+/// Reads the row of `pos`, whatever its trust, with its trust. A row that
+/// breaks the schema's contract is reported as `Err(detail)`.
+pub fn select_row(
+    conn: &Connection,
+    pos: &Position,
+) -> rusqlite::Result<Option<Result<(ResultRecord, Trust), String>>> {
+    let sql = format!("SELECT {ROW_COLUMNS} FROM results r WHERE r.pos = ?1 AND r.stm = ?2");
+    let mut stmt = conn.prepare_cached(&sql)?;
+    stmt.query_row(params![&pos_key(pos)[..], stm_code(pos)], decode_row)
+        .optional()
+}
+
+/// Reads the record of `pos` if it is proved ([`Trust::Proved`]); a row
+/// that is not is treated as absent. A row that breaks the schema's
+/// contract is reported as `Err(detail)` inside the SQLite error's place.
+pub fn select(conn: &Connection, pos: &Position) -> rusqlite::Result<Option<ResultRecord>> {
+    match select_row(conn, pos)? {
+        None => Ok(None),
+        Some(Ok((rec, t))) => Ok(t.is_proved().then_some(rec)),
+        Some(Err(e)) => Err(rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            Box::<dyn std::error::Error + Send + Sync>::from(e),
+        )),
+    }
+}
+
+/// Only the proved outcome of `pos` (the solvers' hot path).
 pub fn select_outcome(conn: &Connection, pos: &Position) -> rusqlite::Result<Option<Outcome>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT outcome FROM results WHERE pos = ?1 AND stm = ?2")?;
-    let name: Option<String> = stmt
-        .query_row(params![&pos_key(pos)[..], stm_code(pos)], |r| r.get(0))
-        .optional()?;
-    Ok(name.and_then(|n| Outcome::from_name(&n)))
+    Ok(select(conn, pos)?.map(|r| r.outcome))
 }
 
 fn write(conn: &Connection, rec: &ResultRecord) -> rusqlite::Result<()> {
     let p = &rec.provenance;
+    let pieces = rec.position.piece_count() as i64;
     conn.prepare_cached(UPSERT)?.execute(params![
         &pos_key(&rec.position)[..],
         stm_code(&rec.position),
         rec.outcome.name(),
-        rec.position.piece_count() as i64,
+        pieces,
         p.solver,
         to_i64(p.nodes),
         to_i64(p.millis),
@@ -125,8 +178,21 @@ fn write(conn: &Connection, rec: &ResultRecord) -> rusqlite::Result<()> {
         to_i64(rec.proof_size),
         rec.proved_at,
         p.run_id,
+        seal(rec, pieces),
     ])?;
     Ok(())
+}
+
+/// Writes `rec` if the position's trees (already stored in this
+/// transaction) or the databases back it.
+fn write_backed(conn: &Connection, rec: &ResultRecord) -> rusqlite::Result<bool> {
+    let trees = tree_questions(conn, &rec.position)?;
+    let pieces = rec.position.piece_count() as i64;
+    if !judge(rec, pieces, Some(seal(rec, pieces)), &trees).is_proved() {
+        return Ok(false);
+    }
+    write(conn, rec)?;
+    Ok(true)
 }
 
 /// The record kept when `incoming` narrows `stored` to `outcome`: the
@@ -156,29 +222,32 @@ pub fn combine(stored: &ResultRecord, incoming: &ResultRecord, outcome: Outcome)
 }
 
 /// Folds `rec` into the store on `conn` (the caller holds a write
-/// transaction): stores it when new, narrows a stored bound, leaves an
-/// equal-or-stronger result alone, and refuses a contradiction without
-/// writing anything.
+/// transaction, in which the proof trees behind `rec` are already
+/// stored): stores it when new, narrows a stored bound, leaves an
+/// equal-or-stronger result alone, and refuses a contradiction or a
+/// result nothing backs without writing anything. A stored row that is
+/// not proved ([`Trust`]) counts as absent and is replaced.
 pub fn apply(conn: &Connection, rec: &ResultRecord) -> rusqlite::Result<Applied> {
-    match select(conn, &rec.position)? {
-        None => {
-            write(conn, rec)?;
-            Ok(Applied::Done(PutEffect::New))
-        }
+    let (row, effect) = match select(conn, &rec.position)? {
+        None => (rec.clone(), PutEffect::New),
         Some(stored) => match stored.outcome.intersect(rec.outcome) {
-            Err(conflict) => Ok(Applied::Refused(conflict)),
-            Ok(o) if o == stored.outcome => Ok(Applied::Done(PutEffect::Unchanged)),
-            Ok(o) => {
-                write(conn, &combine(&stored, rec, o))?;
-                Ok(Applied::Done(PutEffect::Tightened))
-            }
+            Err(conflict) => return Ok(Applied::Refused(conflict)),
+            Ok(o) if o == stored.outcome => return Ok(Applied::Done(PutEffect::Unchanged)),
+            Ok(o) => (combine(&stored, rec, o), PutEffect::Tightened),
         },
+    };
+    if write_backed(conn, &row)? {
+        Ok(Applied::Done(effect))
+    } else {
+        Ok(Applied::Unproved)
     }
 }
 
-/// Decodes one full row of `SELECT pos, stm, outcome, solver, nodes,
-/// millis, egdb_pieces, run_id, proof_size, proved_at`.
-pub fn decode_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ResultRecord, String>> {
+/// Decodes one full row of `SELECT` [`ROW_COLUMNS`] `FROM results r`,
+/// with its trust.
+pub fn decode_row(
+    r: &rusqlite::Row<'_>,
+) -> rusqlite::Result<Result<(ResultRecord, Trust), String>> {
     let key: Vec<u8> = r.get(0)?;
     let stm: i64 = r.get(1)?;
     let outcome: String = r.get(2)?;
@@ -190,21 +259,36 @@ pub fn decode_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Result<ResultRecord
         Ok(o) => o,
         Err(e) => return Ok(Err(e)),
     };
-    Ok(Ok(ResultRecord {
+    let rec = ResultRecord {
         position,
         outcome,
         provenance: Provenance {
             solver: r.get(3)?,
             nodes: r.get::<_, i64>(4)? as u64,
             millis: r.get::<_, i64>(5)? as u64,
-            egdb_pieces: r.get::<_, i64>(6)? as u32,
+            egdb_pieces: u32::try_from(r.get::<_, i64>(6)?).unwrap_or(u32::MAX),
             run_id: r.get(7)?,
         },
         proof_size: r.get::<_, i64>(8)? as u64,
         proved_at: r.get(9)?,
-    }))
+    };
+    let pieces: i64 = r.get(10)?;
+    let checksum: Option<i64> = r.get(11)?;
+    let trees: Option<String> = r.get(12)?;
+    let t = judge(
+        &rec,
+        pieces,
+        checksum,
+        &trust::parse_questions(trees.as_deref()),
+    );
+    Ok(Ok((rec, t)))
 }
 
-/// The column list [`decode_row`] reads, for `SELECT ... FROM results`.
+/// The column list [`decode_row`] reads, for `SELECT ... FROM results r`
+/// (the table must be named `r`): the row, its piece and checksum
+/// columns, and the questions of the trees stored for its position.
 pub const ROW_COLUMNS: &str =
-    "pos, stm, outcome, solver, nodes, millis, egdb_pieces, run_id, proof_size, proved_at";
+    "r.pos, r.stm, r.outcome, r.solver, r.nodes, r.millis, r.egdb_pieces, r.run_id, \
+     r.proof_size, r.proved_at, r.pieces, r.checksum, \
+     (SELECT group_concat(t.question) FROM trees t \
+      WHERE t.root_pos = r.pos AND t.root_stm = r.stm AND t.checksum IS NOT NULL)";

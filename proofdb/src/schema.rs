@@ -5,11 +5,21 @@
 //! Migrations are append-only: `MIGRATIONS[i]` takes a store from schema
 //! version `i` to `i + 1` (`PRAGMA user_version`). Never edit a released
 //! step; add a new one. The layout is documented in `docs/store-schema.txt`.
+//!
+//! Only SQLite touches the file of a store this process has open: closing
+//! any descriptor of a file drops every POSIX lock the process holds on
+//! it, SQLite's included, and another process would then think itself
+//! alone and checkpoint or delete the write-ahead log under the writer.
+//! The raw header check before SQLite opens a file therefore runs only
+//! when no connection of this process has it open ([`open_connections`]
+//! keeps the count, by file identity).
 
 use crate::error::{Result, StoreError};
 use rusqlite::{Connection, OpenFlags};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// `PRAGMA application_id` of a proof store: ASCII `CKPS`.
@@ -116,7 +126,25 @@ const MIGRATIONS: &[&str] = &[
     DROP TABLE trees;
     ALTER TABLE trees_v2 RENAME TO trees;
     ",
+    // 2 -> 3: row checksums (NULL: not sealed, not trusted), and the
+    // database size each proof tree was verified with (the size its
+    // root's result recorded, for trees stored before). The rows an older
+    // program wrote are sealed by `seal_v3` below when they are backed.
+    "
+    ALTER TABLE results ADD COLUMN checksum INTEGER;
+    ALTER TABLE trees ADD COLUMN egdb_pieces INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE trees ADD COLUMN checksum INTEGER;
+    ALTER TABLE tree_nodes ADD COLUMN checksum INTEGER;
+    UPDATE trees SET egdb_pieces = coalesce(
+        (SELECT r.egdb_pieces FROM results r WHERE r.pos = trees.root_pos AND r.stm = trees.root_stm), 0);
+    ",
 ];
+
+/// Work a migration step does in Rust after its SQL, in the same
+/// transaction (`AFTER[i]` follows `MIGRATIONS[i]`).
+type AfterStep = Option<fn(&Connection) -> rusqlite::Result<()>>;
+
+const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3)];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -141,13 +169,120 @@ pub enum Mode {
     ReadOnly,
 }
 
-/// Opens a connection to the store at `path`, checking the file first.
-///
-/// Refuses (with the file named): a non-SQLite file, an SQLite file of
-/// another application, a file shorter than its header says, a newer
-/// schema, a damaged schema. In [`Mode::ReadWrite`] creates and migrates.
-pub fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
-    check_file(path, mode)?;
+/// Identity of an open file (device and inode on Unix).
+type FileKey = (u64, u64);
+
+/// How many connections of this process hold each store file.
+static OPEN_FILES: Mutex<Option<HashMap<FileKey, usize>>> = Mutex::new(None);
+
+#[cfg(unix)]
+fn file_key(path: &Path) -> Option<FileKey> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_key(path: &Path) -> Option<FileKey> {
+    use std::hash::{Hash, Hasher};
+    let p = std::fs::canonicalize(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    p.hash(&mut h);
+    Some((0, h.finish()))
+}
+
+/// This process's hold on a store file: while any is alive, the file is
+/// never opened by anything but SQLite. Dropped after its connections.
+#[derive(Debug)]
+pub struct FileHold {
+    key: Option<FileKey>,
+    count: usize,
+}
+
+impl Drop for FileHold {
+    fn drop(&mut self) {
+        let Some(key) = self.key else { return };
+        let mut open = OPEN_FILES.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(map) = open.as_mut() {
+            if let Some(n) = map.get_mut(&key) {
+                *n = n.saturating_sub(self.count);
+                if *n == 0 {
+                    map.remove(&key);
+                }
+            }
+        }
+    }
+}
+
+/// Opens `1 + readers` connections to the store at `path` (the first in
+/// `mode`, the others read-only), checking the raw file first when no
+/// connection of this process has it open. Returns them with the hold
+/// that must outlive them.
+pub fn open_connections(
+    path: &Path,
+    mode: Mode,
+    readers: usize,
+) -> Result<(Connection, Vec<Connection>, FileHold)> {
+    let mut open = OPEN_FILES.lock().unwrap_or_else(|e| e.into_inner());
+    let map = open.get_or_insert_with(HashMap::new);
+    let held = file_key(path).is_some_and(|k| map.contains_key(&k));
+    if !held {
+        check_file(path, mode)?;
+    }
+    let first = open_connection(path, mode)?;
+    let mut rest = Vec::with_capacity(readers);
+    for _ in 0..readers {
+        rest.push(open_connection(path, Mode::ReadOnly)?);
+    }
+    let key = file_key(path);
+    let count = 1 + readers;
+    if let Some(k) = key {
+        *map.entry(k).or_insert(0) += count;
+    }
+    Ok((first, rest, FileHold { key, count }))
+}
+
+/// Whether `path`'s write-ahead log holds frames not yet in the main file
+/// (a `stat`, which takes no descriptor).
+fn wal_pending(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(&wal)
+        .map(|m| m.len() > 0)
+        .unwrap_or(false)
+}
+
+/// `file:` URI of `path` opened immutable (no locks, no `-shm`): for a
+/// complete store in a folder this process cannot write.
+fn immutable_uri(path: &Path) -> Option<String> {
+    let abs = std::path::absolute(path).ok()?;
+    let text = abs.to_str()?;
+    let mut uri = String::from("file:");
+    for b in text.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                uri.push(b as char)
+            }
+            _ => uri.push_str(&format!("%{b:02X}")),
+        }
+    }
+    uri.push_str("?immutable=1");
+    Some(uri)
+}
+
+/// Whether `e` is SQLite failing to create or write a store's side files
+/// (`-shm`, `-wal`) next to a file it only reads.
+fn side_files_refused(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied)
+    )
+}
+
+/// Opens one connection in `mode` and reads its application id, falling
+/// back, for a read-only open of a complete store in a folder it cannot
+/// write (so SQLite cannot make the WAL index), to an immutable open.
+fn open_reading_id(path: &Path, mode: Mode) -> Result<(Connection, u32)> {
     let flags = match mode {
         Mode::ReadWrite => {
             OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -157,11 +292,60 @@ pub fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
         Mode::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     };
     let sq = |e| StoreError::sqlite(path, e);
+    let app_id = |c: &Connection| {
+        c.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u32)
+    };
     let conn = Connection::open_with_flags(path, flags).map_err(sq)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
-    let app: u32 = conn
-        .query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))
-        .map_err(sq)? as u32;
+    match app_id(&conn) {
+        Ok(app) => Ok((conn, app)),
+        Err(e) if mode == Mode::ReadOnly && side_files_refused(&e) => {
+            if wal_pending(path) {
+                return Err(StoreError::ReadOnly {
+                    path: path.to_path_buf(),
+                    detail: format!(
+                        "{e}: its write-ahead log (-wal) holds commits not yet in the main file \
+                         and SQLite cannot open it here; open the store once read-write where it \
+                         can be written, or copy it with its -wal file to a writable folder"
+                    ),
+                });
+            }
+            drop(conn);
+            let uri = immutable_uri(path).ok_or_else(|| StoreError::ReadOnly {
+                path: path.to_path_buf(),
+                detail: format!("{e}, and the path cannot be written as a URI"),
+            })?;
+            let conn = Connection::open_with_flags(
+                uri,
+                OpenFlags::SQLITE_OPEN_READ_ONLY
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(sq)?;
+            let app = app_id(&conn).map_err(sq)?;
+            Ok((conn, app))
+        }
+        Err(e) => Err(sq(e)),
+    }
+}
+
+/// Opens a connection to the store at `path` (the raw file is checked by
+/// [`open_connections`], not here).
+///
+/// Refuses (with the file named): a non-SQLite file, an SQLite file of
+/// another application, a newer schema, a damaged schema. In
+/// [`Mode::ReadWrite`] creates and migrates. In [`Mode::ReadOnly`] never
+/// writes, and reads a complete store in a read-only folder.
+fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
+    if mode == Mode::ReadOnly && !path.exists() {
+        return Err(StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            detail: "no such file".into(),
+        });
+    }
+    let sq = |e| StoreError::sqlite(path, e);
+    let (conn, app) = open_reading_id(path, mode)?;
     let version: u32 = conn
         .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
         .map_err(sq)? as u32;
@@ -224,6 +408,10 @@ fn migrate(conn: &Connection, path: &Path, from: u32) -> Result<()> {
         let to = i as u32 + 1;
         let done = conn
             .execute_batch(&format!("BEGIN IMMEDIATE; {step};"))
+            .and_then(|_| match AFTER[i] {
+                Some(after) => after(conn),
+                None => Ok(()),
+            })
             .and_then(|_| {
                 let broken: i64 =
                     conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
@@ -251,6 +439,48 @@ fn migrate(conn: &Connection, path: &Path, from: u32) -> Result<()> {
     Ok(())
 }
 
+/// Migration 2 -> 3, after its SQL: seals every proof tree and its nodes,
+/// then every result row that its trees or the databases back (the rows
+/// the new program would trust). Other rows stay unsealed: kept, listed
+/// by `db check`, never used.
+fn seal_v3(conn: &Connection) -> rusqlite::Result<()> {
+    let ids: Vec<i64> = conn
+        .prepare("SELECT id FROM trees ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for id in ids {
+        crate::trees::seal_tree(conn, id)?;
+    }
+    let sql = format!(
+        "SELECT {} FROM results r ORDER BY r.pos, r.stm",
+        crate::results::ROW_COLUMNS
+    );
+    let mut rows = Vec::new();
+    {
+        let mut stmt = conn.prepare(&sql)?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            let key: Vec<u8> = r.get(0)?;
+            let stm: i64 = r.get(1)?;
+            let pieces: i64 = r.get(10)?;
+            let trees: Option<String> = r.get(12)?;
+            // A row that does not decode stays unsealed.
+            if let Ok((rec, _)) = crate::results::decode_row(r)? {
+                let seal = crate::results::seal(&rec, pieces);
+                let questions = crate::trust::parse_questions(trees.as_deref());
+                if crate::results::judge(&rec, pieces, Some(seal), &questions).is_proved() {
+                    rows.push((key, stm, seal));
+                }
+            }
+        }
+    }
+    let mut up = conn.prepare("UPDATE results SET checksum = ?3 WHERE pos = ?1 AND stm = ?2")?;
+    for (key, stm, seal) in rows {
+        up.execute(rusqlite::params![key, stm, seal])?;
+    }
+    Ok(())
+}
+
 /// Checks that every table of the current schema exists.
 fn check_tables(conn: &Connection, path: &Path) -> Result<()> {
     let sq = |e| StoreError::sqlite(path, e);
@@ -275,6 +505,7 @@ fn check_tables(conn: &Connection, path: &Path) -> Result<()> {
 
 /// Looks at the raw file before SQLite does: magic, application id and,
 /// when no write-ahead log is pending, the length the header implies.
+/// Only called when no connection of this process has the file open.
 fn check_file(path: &Path, mode: Mode) -> Result<()> {
     let io = |e| StoreError::Io {
         path: path.to_path_buf(),
@@ -341,12 +572,7 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
     };
     let header_pages = be32(28) as u64;
     let header_size_valid = be32(92) == be32(24) && header_pages > 0;
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    let wal_pending = std::fs::metadata(&wal)
-        .map(|m| m.len() > 0)
-        .unwrap_or(false);
-    if !wal_pending && page_size >= 512 {
+    if !wal_pending(path) && page_size >= 512 {
         let expected = header_pages * page_size;
         if (header_size_valid && len < expected) || len % page_size != 0 {
             return Err(StoreError::Truncated {

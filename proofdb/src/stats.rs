@@ -8,8 +8,10 @@ use std::collections::BTreeMap;
 /// What a store holds, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StoreStats {
-    /// Stored results.
+    /// Stored result rows.
     pub results: u64,
+    /// Of which not proved ([`crate::Trust`]): never used.
+    pub unproved: u64,
     /// Results per outcome name (`win`, `>=draw`, ...).
     pub by_outcome: BTreeMap<String, u64>,
     /// Results per piece count.
@@ -81,6 +83,11 @@ impl Store {
         for (k, n) in grouped("SELECT status, count(*) FROM job_records GROUP BY status")? {
             st.jobs_by_status.insert(text(k), n);
         }
+        drop(conn);
+        self.for_each_row(|_, t| -> Result<()> {
+            st.unproved += u64::from(!t.is_proved());
+            Ok(())
+        })?;
         Ok(st)
     }
 }

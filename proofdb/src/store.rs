@@ -10,7 +10,8 @@ use crate::codec::{pos_key, stm_code};
 use crate::error::{Result, StoreError};
 use crate::outcome::{Outcome, Provenance, ResultSource};
 use crate::results::{self, Applied, PutEffect, ResultRecord};
-use crate::schema::{self, Mode};
+use crate::schema::{self, FileHold, Mode};
+use crate::trust::Trust;
 use engine::notation::fen::to_fen;
 use engine::Position;
 use rusqlite::{Connection, TransactionBehavior};
@@ -18,13 +19,23 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 /// A proof store file. `Sync`: share it between threads by reference.
+///
+/// Only results that are proved ([`Trust::Proved`]: sealed, unchanged,
+/// backed by proof trees or the databases) are returned by [`Store::get`],
+/// [`Store::lookup`] and [`Store::for_each_result`]; the others are kept
+/// and shown by [`Store::for_each_row`]. Dropping a store opened for
+/// writing copies its write-ahead log into the main file, so that the
+/// main file alone holds every result once no writer has it open.
 pub struct Store {
     path: PathBuf,
     mode: Mode,
     conn: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
+    /// Declared last: released after the connections close.
+    _hold: FileHold,
 }
 
 static NEXT_SLOT: AtomicUsize = AtomicUsize::new(0);
@@ -47,21 +58,37 @@ impl Store {
     }
 
     fn open_mode(path: &Path, mode: Mode) -> Result<Store> {
-        let conn = schema::open_connection(path, mode)?;
         let n = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
             .clamp(1, 32);
-        let mut readers = Vec::with_capacity(n);
-        for _ in 0..n {
-            readers.push(Mutex::new(schema::open_connection(path, Mode::ReadOnly)?));
-        }
+        let (conn, readers, hold) = schema::open_connections(path, mode, n)?;
         Ok(Store {
             path: path.to_path_buf(),
             mode,
             conn: Mutex::new(conn),
-            readers,
+            readers: readers.into_iter().map(Mutex::new).collect(),
+            _hold: hold,
         })
+    }
+
+    /// What a put's [`Applied`] means for one record: its effect, or the
+    /// refusal as an error.
+    pub(crate) fn applied(&self, rec: &ResultRecord, a: Applied) -> Result<PutEffect> {
+        match a {
+            Applied::Done(effect) => Ok(effect),
+            Applied::Refused(c) => Err(StoreError::Contradiction {
+                path: self.path.clone(),
+                fen: to_fen(&rec.position),
+                stored: c.stored,
+                incoming: c.incoming,
+            }),
+            Applied::Unproved => Err(StoreError::Unproved {
+                path: self.path.clone(),
+                fen: to_fen(&rec.position),
+                outcome: rec.outcome,
+            }),
+        }
     }
 
     /// The file.
@@ -128,44 +155,43 @@ impl Store {
             .unwrap_or_else(|e| e.into_inner())
     }
 
-    /// What is stored for `pos`: outcome and provenance.
+    /// What is proved for `pos`: outcome and provenance.
     pub fn get(&self, pos: &Position) -> Result<Option<(Outcome, Provenance)>> {
         Ok(self.get_record(pos)?.map(|r| (r.outcome, r.provenance)))
     }
 
-    /// Everything stored for `pos`.
+    /// Everything stored for `pos`, if it is proved ([`Trust::Proved`]).
     pub fn get_record(&self, pos: &Position) -> Result<Option<ResultRecord>> {
+        Ok(self
+            .get_row(pos)?
+            .and_then(|(r, t)| t.is_proved().then_some(r)))
+    }
+
+    /// The row stored for `pos` whatever it is, with its [`Trust`].
+    pub fn get_row(&self, pos: &Position) -> Result<Option<(ResultRecord, Trust)>> {
         let conn = self.reader();
-        results::select(&conn, pos).map_err(|e| match e {
-            rusqlite::Error::FromSqlConversionFailure(_, _, err) => {
-                self.corrupt(format!("result for {}: {err}", to_fen(pos)))
-            }
-            e => self.sq(e),
-        })
+        match results::select_row(&conn, pos).map_err(|e| self.sq(e))? {
+            None => Ok(None),
+            Some(Ok(row)) => Ok(Some(row)),
+            Some(Err(d)) => Err(self.corrupt(format!("result for {}: {d}", to_fen(pos)))),
+        }
     }
 
     /// Stores `outcome` for `pos`, intersected with what is stored: new,
     /// narrower (a bound tightened), or unchanged (already implied). A
-    /// contradiction is refused with [`StoreError::Contradiction`] and
-    /// nothing is changed. The proof size is recorded as 0 (unknown); see
-    /// [`Store::put_record`].
+    /// contradiction is refused with [`StoreError::Contradiction`], and a
+    /// result that neither the position's stored proof trees nor the
+    /// databases back with [`StoreError::Unproved`]; then nothing is
+    /// changed. The proof size is recorded as 0 (unknown); see
+    /// [`Store::put_record`], and [`Store::put_proof`] to store the trees
+    /// with the result.
     pub fn put(&self, pos: &Position, outcome: Outcome, prov: &Provenance) -> Result<PutEffect> {
         self.put_record(&ResultRecord::new(*pos, outcome, prov.clone(), 0))
     }
 
     /// [`Store::put`] with the full record (proof size, date).
     pub fn put_record(&self, rec: &ResultRecord) -> Result<PutEffect> {
-        self.write_tx(
-            |tx| match results::apply(tx, rec).map_err(|e| self.sq(e))? {
-                Applied::Done(effect) => Ok(effect),
-                Applied::Refused(c) => Err(StoreError::Contradiction {
-                    path: self.path.clone(),
-                    fen: to_fen(&rec.position),
-                    stored: c.stored,
-                    incoming: c.incoming,
-                }),
-            },
-        )
+        self.write_tx(|tx| self.applied(rec, results::apply(tx, rec).map_err(|e| self.sq(e))?))
     }
 
     /// Folds many records in one transaction. Contradictions do not stop
@@ -178,7 +204,7 @@ impl Store {
         })
     }
 
-    /// Number of stored results.
+    /// Number of stored result rows (proved or not).
     pub fn result_count(&self) -> Result<u64> {
         let conn = self.reader();
         conn.query_row("SELECT count(*) FROM results", [], |r| r.get::<_, i64>(0))
@@ -186,24 +212,35 @@ impl Store {
             .map_err(|e| self.sq(e))
     }
 
-    /// Calls `f` on every stored result, in key order. Stops at the first
-    /// error (a damaged row is [`StoreError::Corrupt`]) or when `f` fails.
+    /// Calls `f` on every proved result ([`Trust::Proved`]), in key
+    /// order; the other rows are skipped. Stops at the first error (a row
+    /// that does not decode is [`StoreError::Corrupt`]) or when `f` fails.
     pub fn for_each_result<E: From<StoreError>>(
         &self,
         mut f: impl FnMut(ResultRecord) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
+        self.for_each_row(|rec, t| if t.is_proved() { f(rec) } else { Ok(()) })
+    }
+
+    /// Calls `f` on every result row with its [`Trust`], in key order.
+    /// Stops at the first error (a row that does not decode is
+    /// [`StoreError::Corrupt`]) or when `f` fails.
+    pub fn for_each_row<E: From<StoreError>>(
+        &self,
+        mut f: impl FnMut(ResultRecord, Trust) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         let conn = self.reader();
         let sql = format!(
-            "SELECT {} FROM results ORDER BY pos, stm",
+            "SELECT {} FROM results r ORDER BY r.pos, r.stm",
             results::ROW_COLUMNS
         );
         let mut stmt = conn.prepare(&sql).map_err(|e| self.sq(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.sq(e))?;
         while let Some(row) = rows.next().map_err(|e| self.sq(e))? {
-            let rec = results::decode_row(row)
+            let (rec, t) = results::decode_row(row)
                 .map_err(|e| self.sq(e))?
                 .map_err(|d| self.corrupt(format!("results row: {d}")))?;
-            f(rec)?;
+            f(rec, t)?;
         }
         Ok(())
     }
@@ -228,7 +265,94 @@ impl Store {
             .map_err(|e| self.sq(e))
     }
 
-    /// Whether `pos` has a row (any outcome).
+    /// Writes a consistent copy of the store, as it is at one moment, to
+    /// `dest` with SQLite's online backup: other processes may go on
+    /// writing meanwhile. The copy is complete in its one file. It is made
+    /// in a temporary file beside `dest`, synced, then renamed over it, so
+    /// `dest` is the whole copy or what it was before. `dest` must be a new
+    /// path or a regular file, and not the store itself.
+    pub fn backup_to(&self, dest: &Path) -> Result<()> {
+        let invalid = |detail: String| StoreError::Invalid {
+            path: dest.to_path_buf(),
+            detail,
+        };
+        match std::fs::metadata(dest) {
+            Ok(m) if !m.is_file() => {
+                return Err(invalid("not a regular file: refusing to replace it".into()))
+            }
+            _ => {}
+        }
+        if let (Ok(a), Ok(b)) = (
+            std::fs::canonicalize(dest),
+            std::fs::canonicalize(&self.path),
+        ) {
+            if a == b {
+                return Err(invalid("a backup cannot replace the store itself".into()));
+            }
+        }
+        let name = dest
+            .file_name()
+            .ok_or_else(|| invalid("not a file name".into()))?
+            .to_string_lossy()
+            .into_owned();
+        let tmp = dest.with_file_name(format!(".{name}.backup-{}.tmp", std::process::id()));
+        let io = |e| StoreError::Io {
+            path: tmp.clone(),
+            source: e,
+        };
+        let _ = std::fs::remove_file(&tmp);
+        let made = (|| -> Result<()> {
+            let sq = |e| StoreError::sqlite(&tmp, e);
+            let mut out = Connection::open(&tmp).map_err(sq)?;
+            {
+                let src = self.reader();
+                let b = rusqlite::backup::Backup::new(&src, &mut out).map_err(sq)?;
+                // All pages in one step: one read transaction, one moment.
+                loop {
+                    match b.step(-1).map_err(sq)? {
+                        rusqlite::backup::StepResult::Done => break,
+                        _ => std::thread::sleep(Duration::from_millis(50)),
+                    }
+                }
+            }
+            // The copy keeps the store's WAL mode; leave nothing in a log.
+            out.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .map_err(sq)?;
+            out.close().map_err(|(_, e)| sq(e))?;
+            std::fs::File::open(&tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(io)?;
+            Ok(())
+        })();
+        let side = |suffix: &str| {
+            let mut p = tmp.as_os_str().to_owned();
+            p.push(suffix);
+            PathBuf::from(p)
+        };
+        let _ = std::fs::remove_file(side("-wal"));
+        let _ = std::fs::remove_file(side("-shm"));
+        if let Err(e) = made {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+        std::fs::rename(&tmp, dest).map_err(|e| StoreError::Io {
+            path: dest.to_path_buf(),
+            source: e,
+        })?;
+        if let Some(dir) = dest.parent() {
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `pos` has a row (any outcome, proved or not).
     pub fn contains(&self, pos: &Position) -> Result<bool> {
         let conn = self.reader();
         let mut stmt = conn
@@ -239,8 +363,22 @@ impl Store {
     }
 }
 
+impl Drop for Store {
+    /// A store opened for writing copies its write-ahead log into the main
+    /// file (`wal_checkpoint(TRUNCATE)`), waiting a little for readers of
+    /// other processes; if they hold it longer, the log stays and the next
+    /// writer's close copies it.
+    fn drop(&mut self) {
+        if self.mode == Mode::ReadWrite {
+            let conn = self.conn();
+            let _ = conn.busy_timeout(Duration::from_secs(2));
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+    }
+}
+
 impl ResultSource for Store {
-    /// The stored outcome of `pos`. A read error counts as "not known"
+    /// The proved outcome of `pos`. A read error counts as "not known"
     /// (the solver then searches on, which is always safe).
     fn lookup(&self, pos: &Position) -> Option<Outcome> {
         let conn = self.reader();

@@ -1,13 +1,152 @@
 //! Proof trees in the store: kept whole (one `trees` row, one `tree_nodes`
 //! row per position), at most one tree per root and question.
+//!
+//! Every node row carries its seal, and the tree row a seal over its own
+//! columns and its nodes' seals in key order ([`crate::seal`]); a tree is
+//! checked against both when it is loaded, and a node when it is found
+//! by position. The tree row records the database size the proof was
+//! verified with, so that it can be verified again the same way.
 
 use crate::codec::{decode_entry, decode_pos, decode_question, encode_entry, pos_key, stm_code};
 use crate::error::Result;
 use crate::proof::{ProofEntry, ProofTree, Question};
+use crate::seal::Seal;
 use crate::store::Store;
 use engine::notation::fen::to_fen;
 use engine::{Move, Position};
-use rusqlite::{params, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// The seal of a `tree_nodes` row, from its columns.
+#[allow(clippy::too_many_arguments)]
+pub fn node_seal(
+    tree_id: i64,
+    key: &[u8],
+    stm: i64,
+    kind: &str,
+    from: Option<i64>,
+    to: Option<i64>,
+    captured: Option<i64>,
+    leaf: Option<&str>,
+) -> i64 {
+    let mut s = Seal::new("tree_nodes");
+    s.int(tree_id)
+        .blob(key)
+        .int(stm)
+        .text(kind)
+        .opt_int(from)
+        .opt_int(to)
+        .opt_int(captured);
+    match leaf {
+        Some(l) => s.int(1).text(l),
+        None => s.int(0),
+    };
+    s.finish()
+}
+
+/// The columns of a `trees` row that its seal covers, besides its nodes.
+struct TreeRow<'a> {
+    id: i64,
+    root_key: &'a [u8],
+    root_stm: i64,
+    question: &'a str,
+    node_count: i64,
+    created: i64,
+    run_id: &'a str,
+    egdb_pieces: i64,
+}
+
+/// The seal of a `trees` row, given its nodes' seals in key order.
+fn tree_seal(t: &TreeRow<'_>, node_seals: impl Iterator<Item = i64>) -> i64 {
+    let mut s = Seal::new("trees");
+    s.int(t.id)
+        .blob(t.root_key)
+        .int(t.root_stm)
+        .text(t.question)
+        .int(t.node_count)
+        .int(t.created)
+        .text(t.run_id)
+        .int(t.egdb_pieces);
+    for n in node_seals {
+        s.int(n);
+    }
+    s.finish()
+}
+
+/// Seals tree `id` and its nodes as they are stored (migration to schema
+/// 3: trees written before seals existed).
+pub(crate) fn seal_tree(conn: &Connection, id: i64) -> rusqlite::Result<()> {
+    let mut nodes = Vec::new();
+    {
+        let mut stmt = conn.prepare(
+            "SELECT pos, stm, kind, from_sq, to_sq, captured, leaf FROM tree_nodes \
+             WHERE tree_id = ?1 ORDER BY pos, stm",
+        )?;
+        let mut rows = stmt.query([id])?;
+        while let Some(r) = rows.next()? {
+            let key: Vec<u8> = r.get(0)?;
+            let stm: i64 = r.get(1)?;
+            let kind: String = r.get(2)?;
+            let leaf: Option<String> = r.get(6)?;
+            let seal = node_seal(
+                id,
+                &key,
+                stm,
+                &kind,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                leaf.as_deref(),
+            );
+            nodes.push((key, stm, seal));
+        }
+    }
+    let mut up = conn.prepare(
+        "UPDATE tree_nodes SET checksum = ?4 WHERE tree_id = ?1 AND pos = ?2 AND stm = ?3",
+    )?;
+    for (key, stm, seal) in &nodes {
+        up.execute(params![id, key, stm, seal])?;
+    }
+    let (root_key, root_stm, question, node_count, created, run_id, egdb_pieces): (
+        Vec<u8>,
+        i64,
+        String,
+        i64,
+        i64,
+        String,
+        i64,
+    ) = conn.query_row(
+        "SELECT root_pos, root_stm, question, node_count, created, run_id, egdb_pieces \
+         FROM trees WHERE id = ?1",
+        [id],
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        },
+    )?;
+    let row = TreeRow {
+        id,
+        root_key: &root_key,
+        root_stm,
+        question: &question,
+        node_count,
+        created,
+        run_id: &run_id,
+        egdb_pieces,
+    };
+    let seal = tree_seal(&row, nodes.iter().map(|n| n.2));
+    conn.execute(
+        "UPDATE trees SET checksum = ?2 WHERE id = ?1",
+        params![id, seal],
+    )?;
+    Ok(())
+}
 
 /// Identifier of a stored proof tree (the `trees.id` column).
 pub type TreeId = i64;
@@ -27,6 +166,11 @@ pub struct TreeInfo {
     pub created: i64,
     /// The run that stored it.
     pub run_id: String,
+    /// The largest endgame databases (pieces) the proof was verified
+    /// with; its `egdb` leaves need them (0: none).
+    pub egdb_pieces: u32,
+    /// The tree row's seal as stored (`None`: not sealed).
+    checksum: Option<i64>,
 }
 
 /// Finds the legal move of `pos` equal to `m` (restoring its path count),
@@ -36,16 +180,23 @@ fn legal_twin(pos: &Position, m: &Move) -> Option<Move> {
 }
 
 impl Store {
-    /// Stores `tree` whole, replacing any tree with the same root and
+    /// Stores `tree` whole, verified with the databases up to
+    /// `egdb_pieces` pieces, replacing any tree with the same root and
     /// question, in one transaction. Every node's position must be unique
     /// in the tree. Returns the new tree's id.
-    pub fn put_tree(&self, tree: &ProofTree, run_id: &str) -> Result<TreeId> {
-        self.put_tree_dated(tree, run_id, crate::codec::unix_now())
+    pub fn put_tree(&self, tree: &ProofTree, run_id: &str, egdb_pieces: u32) -> Result<TreeId> {
+        self.put_tree_dated(tree, run_id, egdb_pieces, crate::codec::unix_now())
     }
 
     /// [`Store::put_tree`] with the creation date given (Unix seconds).
-    pub fn put_tree_dated(&self, tree: &ProofTree, run_id: &str, now: i64) -> Result<TreeId> {
-        self.write_tx(|tx| self.insert_tree(tx, tree, run_id, now))
+    pub fn put_tree_dated(
+        &self,
+        tree: &ProofTree,
+        run_id: &str,
+        egdb_pieces: u32,
+        now: i64,
+    ) -> Result<TreeId> {
+        self.write_tx(|tx| self.insert_tree(tx, tree, run_id, egdb_pieces, now))
     }
 
     /// Writes `tree` inside the caller's transaction `tx` (see
@@ -55,63 +206,10 @@ impl Store {
         tx: &rusqlite::Connection,
         tree: &ProofTree,
         run_id: &str,
+        egdb_pieces: u32,
         now: i64,
     ) -> Result<TreeId> {
-        let sq = |e| self.sq(e);
-        tx.execute(
-            "DELETE FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
-            params![
-                &pos_key(&tree.root)[..],
-                stm_code(&tree.root),
-                tree.question.name()
-            ],
-        )
-        .map_err(sq)?;
-        tx.execute(
-            "INSERT INTO trees (root_pos, root_stm, question, node_count, created, run_id) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![
-                &pos_key(&tree.root)[..],
-                stm_code(&tree.root),
-                tree.question.name(),
-                tree.nodes.len() as i64,
-                now,
-                run_id
-            ],
-        )
-        .map_err(sq)?;
-        let id = tx.last_insert_rowid();
-        let mut ins = tx
-            .prepare_cached(
-                "INSERT INTO tree_nodes (tree_id, pos, stm, kind, from_sq, to_sq, captured, leaf) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )
-            .map_err(sq)?;
-        for (pos, entry) in &tree.nodes {
-            let (kind, from, to, cap, leaf) = encode_entry(entry);
-            ins.execute(params![
-                id,
-                &pos_key(pos)[..],
-                stm_code(pos),
-                kind,
-                from,
-                to,
-                cap,
-                leaf
-            ])
-            .map_err(|e| match e {
-                rusqlite::Error::SqliteFailure(f, _)
-                    if f.code == rusqlite::ErrorCode::ConstraintViolation =>
-                {
-                    crate::error::StoreError::Invalid {
-                        path: self.path().to_path_buf(),
-                        detail: format!("proof tree lists {} twice", to_fen(pos)),
-                    }
-                }
-                e => self.sq(e),
-            })?;
-        }
-        Ok(id)
+        insert_tree_on(tx, self.path(), tree, run_id, egdb_pieces, now)
     }
 
     /// The summaries of all stored trees, by id.
@@ -123,26 +221,31 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(
-                "SELECT id, root_pos, root_stm, question, node_count, created, run_id \
-                 FROM trees WHERE ?1 IS NULL OR id = ?1 ORDER BY id",
+                "SELECT id, root_pos, root_stm, question, node_count, created, run_id, \
+                 egdb_pieces, checksum FROM trees WHERE ?1 IS NULL OR id = ?1 ORDER BY id",
             )
             .map_err(|e| self.sq(e))?;
         let rows = stmt
             .query_map([only], |r| {
                 Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, Vec<u8>>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, i64>(4)?,
-                    r.get::<_, i64>(5)?,
-                    r.get::<_, String>(6)?,
+                    (
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, Vec<u8>>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, i64>(4)?,
+                        r.get::<_, i64>(5)?,
+                        r.get::<_, String>(6)?,
+                    ),
+                    r.get::<_, i64>(7)?,
+                    r.get::<_, Option<i64>>(8)?,
                 ))
             })
             .map_err(|e| self.sq(e))?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, key, stm, q, n, created, run_id) = row.map_err(|e| self.sq(e))?;
+            let ((id, key, stm, q, n, created, run_id), egdb, checksum) =
+                row.map_err(|e| self.sq(e))?;
             out.push(TreeInfo {
                 id,
                 root: decode_pos(&key, stm)
@@ -152,6 +255,8 @@ impl Store {
                 node_count: n as u64,
                 created,
                 run_id,
+                egdb_pieces: u32::try_from(egdb).unwrap_or(u32::MAX),
+                checksum,
             });
         }
         Ok(out)
@@ -184,22 +289,43 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(
-                "SELECT pos, stm, kind, from_sq, to_sq, captured, leaf FROM tree_nodes \
+                "SELECT pos, stm, kind, from_sq, to_sq, captured, leaf, checksum FROM tree_nodes \
                  WHERE tree_id = ?1 ORDER BY pos, stm",
             )
             .map_err(|e| self.sq(e))?;
         let mut rows = stmt.query([id]).map_err(|e| self.sq(e))?;
-        let mut nodes = Vec::with_capacity(info.node_count as usize);
+        let mut nodes = Vec::with_capacity(info.node_count.min(1 << 24) as usize);
+        let mut seals = Vec::with_capacity(nodes.capacity());
         while let Some(r) = rows.next().map_err(|e| self.sq(e))? {
             let node =
                 (|| -> rusqlite::Result<std::result::Result<(Position, ProofEntry), String>> {
                     let key: Vec<u8> = r.get(0)?;
-                    let pos = match decode_pos(&key, r.get(1)?) {
+                    let stm: i64 = r.get(1)?;
+                    let kind: String = r.get(2)?;
+                    let leaf: Option<String> = r.get(6)?;
+                    let stored: Option<i64> = r.get(7)?;
+                    let seal = node_seal(
+                        id,
+                        &key,
+                        stm,
+                        &kind,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        leaf.as_deref(),
+                    );
+                    if stored != Some(seal) {
+                        return Ok(Err(format!(
+                            "node {} of {}: checksum mismatch (the row was changed)",
+                            seals.len() + 1,
+                            info.node_count
+                        )));
+                    }
+                    seals.push(seal);
+                    let pos = match decode_pos(&key, stm) {
                         Ok(p) => p,
                         Err(e) => return Ok(Err(e)),
                     };
-                    let kind: String = r.get(2)?;
-                    let leaf: Option<String> = r.get(6)?;
                     let entry =
                         match decode_entry(&kind, r.get(3)?, r.get(4)?, r.get(5)?, leaf.as_deref())
                         {
@@ -223,6 +349,25 @@ impl Store {
                 n => n,
             };
             nodes.push(node);
+        }
+        let root_key = pos_key(&info.root);
+        let row = TreeRow {
+            id,
+            root_key: &root_key,
+            root_stm: stm_code(&info.root),
+            question: info.question.name(),
+            node_count: nodes.len() as i64,
+            created: info.created,
+            run_id: &info.run_id,
+            egdb_pieces: info.egdb_pieces as i64,
+        };
+        if nodes.len() as u64 != info.node_count
+            || info.checksum != Some(tree_seal(&row, seals.into_iter()))
+        {
+            return Err(self.corrupt(format!(
+                "tree {id}: checksum mismatch (its row or its set of {} nodes was changed)",
+                nodes.len()
+            )));
         }
         Ok(Some(ProofTree {
             root: info.root,
@@ -252,12 +397,32 @@ impl Store {
         Ok(self.tree_infos(Some(id))?.into_iter().next())
     }
 
+    /// Whether a tree proving `question` at `root` agrees with what the
+    /// store holds there: the proved result and the other trees' claims.
+    pub fn tree_fits(&self, root: &Position, question: Question) -> Result<bool> {
+        let mut known = question.outcome();
+        if let Some(rec) = self.get_record(root)? {
+            match known.intersect(rec.outcome) {
+                Ok(k) => known = k,
+                Err(_) => return Ok(false),
+            }
+        }
+        let others = crate::results::tree_questions(&self.conn(), root).map_err(|e| self.sq(e))?;
+        for q in others {
+            match known.intersect(q.outcome()) {
+                Ok(k) => known = k,
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(true)
+    }
+
     /// Every stored tree node at `pos`: the tree's id and the entry.
     pub fn find_tree_nodes(&self, pos: &Position) -> Result<Vec<(TreeId, ProofEntry)>> {
         let conn = self.conn();
         let mut stmt = conn
             .prepare_cached(
-                "SELECT tree_id, kind, from_sq, to_sq, captured, leaf FROM tree_nodes \
+                "SELECT tree_id, kind, from_sq, to_sq, captured, leaf, checksum FROM tree_nodes \
                  WHERE pos = ?1 AND stm = ?2 ORDER BY tree_id",
             )
             .map_err(|e| self.sq(e))?;
@@ -269,14 +434,31 @@ impl Store {
             let id: i64 = r.get(0).map_err(|e| self.sq(e))?;
             let kind: String = r.get(1).map_err(|e| self.sq(e))?;
             let leaf: Option<String> = r.get(5).map_err(|e| self.sq(e))?;
-            let entry = decode_entry(
-                &kind,
+            let (from, to, cap): (Option<i64>, Option<i64>, Option<i64>) = (
                 r.get(2).map_err(|e| self.sq(e))?,
                 r.get(3).map_err(|e| self.sq(e))?,
                 r.get(4).map_err(|e| self.sq(e))?,
+            );
+            let stored: Option<i64> = r.get(6).map_err(|e| self.sq(e))?;
+            let key = pos_key(pos);
+            let seal = node_seal(
+                id,
+                &key,
+                stm_code(pos),
+                &kind,
+                from,
+                to,
+                cap,
                 leaf.as_deref(),
-            )
-            .map_err(|d| self.corrupt(format!("tree {id} node: {d}")))?;
+            );
+            if stored != Some(seal) {
+                return Err(self.corrupt(format!(
+                    "tree {id}: node {} has a checksum mismatch (the row was changed)",
+                    to_fen(pos)
+                )));
+            }
+            let entry = decode_entry(&kind, from, to, cap, leaf.as_deref())
+                .map_err(|d| self.corrupt(format!("tree {id} node: {d}")))?;
             let entry = match entry {
                 ProofEntry::Prover(m) => {
                     ProofEntry::Prover(legal_twin(pos, &m).ok_or_else(|| {
@@ -292,4 +474,129 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// Writes `tree` (sealed, with its database size) inside the caller's
+/// transaction on `tx`, replacing the tree of the same root and question;
+/// `path` names the store in errors.
+pub(crate) fn insert_tree_on(
+    tx: &Connection,
+    path: &std::path::Path,
+    tree: &ProofTree,
+    run_id: &str,
+    egdb_pieces: u32,
+    now: i64,
+) -> Result<TreeId> {
+    let sq = |e| crate::error::StoreError::sqlite(path, e);
+    tx.execute(
+        "DELETE FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
+        params![
+            &pos_key(&tree.root)[..],
+            stm_code(&tree.root),
+            tree.question.name()
+        ],
+    )
+    .map_err(sq)?;
+    tx.execute(
+        "INSERT INTO trees (root_pos, root_stm, question, node_count, created, run_id, egdb_pieces) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            &pos_key(&tree.root)[..],
+            stm_code(&tree.root),
+            tree.question.name(),
+            tree.nodes.len() as i64,
+            now,
+            run_id,
+            egdb_pieces as i64
+        ],
+    )
+    .map_err(sq)?;
+    let id = tx.last_insert_rowid();
+    let mut ins = tx
+        .prepare_cached(
+            "INSERT INTO tree_nodes (tree_id, pos, stm, kind, from_sq, to_sq, captured, leaf, checksum) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .map_err(sq)?;
+    let mut seals = Vec::with_capacity(tree.nodes.len());
+    for (pos, entry) in &tree.nodes {
+        let (kind, from, to, cap, leaf) = encode_entry(entry);
+        let key = pos_key(pos);
+        let seal = node_seal(id, &key, stm_code(pos), kind, from, to, cap, leaf);
+        seals.push((key, stm_code(pos), seal));
+        ins.execute(params![
+            id,
+            &key[..],
+            stm_code(pos),
+            kind,
+            from,
+            to,
+            cap,
+            leaf,
+            seal
+        ])
+        .map_err(|e| match e {
+            rusqlite::Error::SqliteFailure(f, _)
+                if f.code == rusqlite::ErrorCode::ConstraintViolation =>
+            {
+                crate::error::StoreError::Invalid {
+                    path: path.to_path_buf(),
+                    detail: format!("proof tree lists {} twice", to_fen(pos)),
+                }
+            }
+            e => crate::error::StoreError::sqlite(path, e),
+        })?;
+    }
+    seals.sort_unstable();
+    let root_key = pos_key(&tree.root);
+    let row = TreeRow {
+        id,
+        root_key: &root_key,
+        root_stm: stm_code(&tree.root),
+        question: tree.question.name(),
+        node_count: tree.nodes.len() as i64,
+        created: now,
+        run_id,
+        egdb_pieces: egdb_pieces as i64,
+    };
+    let seal = tree_seal(&row, seals.iter().map(|s| s.2));
+    tx.execute(
+        "UPDATE trees SET checksum = ?2 WHERE id = ?1",
+        params![id, seal],
+    )
+    .map_err(sq)?;
+    Ok(id)
+}
+
+/// Folds `rec` in with the trees that prove it, inside the caller's
+/// transaction on `tx`: a result that contradicts the stored proved one is
+/// refused before any tree is written (so that a contradicting tree never
+/// sits beside the result it contradicts); otherwise the trees are
+/// written, then the result is applied as [`crate::results::apply`] does.
+/// The caller rolls back when the answer is not [`Applied::Done`].
+pub(crate) fn apply_proof(
+    tx: &Connection,
+    path: &std::path::Path,
+    rec: &crate::results::ResultRecord,
+    trees: &[ProofTree],
+    run_id: &str,
+) -> Result<crate::results::Applied> {
+    use crate::results::{self, Applied};
+    let sq = |e| crate::error::StoreError::sqlite(path, e);
+    if let Some(stored) = results::select(tx, &rec.position).map_err(sq)? {
+        if let Err(c) = stored.outcome.intersect(rec.outcome) {
+            return Ok(Applied::Refused(c));
+        }
+    }
+    for t in trees {
+        insert_tree_on(
+            tx,
+            path,
+            t,
+            run_id,
+            rec.provenance.egdb_pieces,
+            rec.proved_at,
+        )?;
+    }
+    results::apply(tx, rec).map_err(sq)
 }

@@ -8,11 +8,14 @@
 //! and on [`Writer::finish`] or drop. Once `flush` returns, everything sent
 //! before it is committed: with WAL and `synchronous=NORMAL` it survives
 //! the process being killed (a power cut may lose the last commits; the
-//! file stays consistent).
+//! file stays consistent). When the writer stops it copies the
+//! write-ahead log into the main file, so that the main file alone holds
+//! every result.
 
 use crate::error::{Result, StoreError};
 use crate::jobs::{write_job_record, JobRecord};
 use crate::outcome::Outcome;
+use crate::proof::ProofTree;
 use crate::results::{self, Applied, PutEffect, ResultRecord};
 use crate::schema::{self, Mode};
 use engine::Position;
@@ -64,12 +67,16 @@ pub struct WriterReport {
     pub unchanged: u64,
     /// Results refused as contradictions (nothing changed for them).
     pub refused: Vec<Refusal>,
+    /// Results refused because no proof tree or database value backs
+    /// them (nothing changed for them).
+    pub unproved: Vec<Position>,
     /// Job records written.
     pub job_records: u64,
 }
 
 enum Msg {
     Result(ResultRecord),
+    Proof(ResultRecord, Vec<ProofTree>, String),
     Job(JobRecord),
     Flush(SyncSender<Result<WriterReport>>),
     Shutdown,
@@ -95,12 +102,16 @@ impl Writer {
     /// starts the writer thread.
     pub fn open(path: impl AsRef<Path>, options: WriterOptions) -> Result<Writer> {
         let path = path.as_ref().to_path_buf();
-        let conn = schema::open_connection(&path, Mode::ReadWrite)?;
+        let (conn, _, hold) = schema::open_connections(&path, Mode::ReadWrite, 0)?;
         let (tx, rx) = channel();
         let p = path.clone();
         let thread = std::thread::Builder::new()
             .name("proofdb-writer".into())
-            .spawn(move || run(conn, &p, rx, options.batch_size.max(1), options.max_delay))
+            .spawn(move || {
+                let out = run(conn, &p, rx, options.batch_size.max(1), options.max_delay);
+                drop(hold);
+                out
+            })
             .map_err(|e| StoreError::Io {
                 path: path.clone(),
                 source: e,
@@ -156,9 +167,18 @@ impl WriterHandle {
         }
     }
 
-    /// Queues a result (folded in like [`crate::Store::put`]).
+    /// Queues a result (folded in like [`crate::Store::put`]: it must be
+    /// a database value or be backed by trees already stored).
     pub fn put(&self, rec: ResultRecord) -> Result<()> {
         self.tx.send(Msg::Result(rec)).map_err(|_| self.gone())
+    }
+
+    /// Queues a result with the proof trees behind it (stored together in
+    /// one transaction, like [`crate::Store::put_proof`]).
+    pub fn put_proof(&self, rec: ResultRecord, trees: Vec<ProofTree>, run_id: &str) -> Result<()> {
+        self.tx
+            .send(Msg::Proof(rec, trees, run_id.to_string()))
+            .map_err(|_| self.gone())
     }
 
     /// Queues a job record (insert or replace).
@@ -183,22 +203,33 @@ fn commit(
     report: &mut WriterReport,
 ) -> Result<()> {
     let sq = |e| StoreError::sqlite(path, e);
-    let tx = conn
+    let mut tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sq)?;
     let mut delta = WriterReport::default();
+    let count = |r: &ResultRecord, a: Applied, delta: &mut WriterReport| match a {
+        Applied::Done(PutEffect::New) => delta.new += 1,
+        Applied::Done(PutEffect::Tightened) => delta.tightened += 1,
+        Applied::Done(PutEffect::Unchanged) => delta.unchanged += 1,
+        Applied::Refused(c) => delta.refused.push(Refusal {
+            position: r.position,
+            stored: c.stored,
+            incoming: c.incoming,
+        }),
+        Applied::Unproved => delta.unproved.push(r.position),
+    };
     for m in pending {
         match m {
-            Msg::Result(r) => match results::apply(&tx, r).map_err(sq)? {
-                Applied::Done(PutEffect::New) => delta.new += 1,
-                Applied::Done(PutEffect::Tightened) => delta.tightened += 1,
-                Applied::Done(PutEffect::Unchanged) => delta.unchanged += 1,
-                Applied::Refused(c) => delta.refused.push(Refusal {
-                    position: r.position,
-                    stored: c.stored,
-                    incoming: c.incoming,
-                }),
-            },
+            Msg::Result(r) => count(r, results::apply(&tx, r).map_err(sq)?, &mut delta),
+            Msg::Proof(r, trees, run_id) => {
+                // The trees and the result go in together or not at all.
+                let sp = tx.savepoint().map_err(sq)?;
+                let a = crate::trees::apply_proof(&sp, path, r, trees, run_id)?;
+                if matches!(a, Applied::Done(_)) {
+                    sp.commit().map_err(sq)?;
+                }
+                count(r, a, &mut delta);
+            }
             Msg::Job(j) => {
                 write_job_record(&tx, j).map_err(sq)?;
                 delta.job_records += 1;
@@ -213,6 +244,7 @@ fn commit(
     report.unchanged += delta.unchanged;
     report.job_records += delta.job_records;
     report.refused.extend(delta.refused);
+    report.unproved.extend(delta.unproved);
     Ok(())
 }
 
@@ -226,14 +258,19 @@ fn run(
     let mut report = WriterReport::default();
     let mut pending: Vec<Msg> = Vec::with_capacity(batch_size);
     let mut oldest: Option<Instant> = None;
-    let mut try_commit = |pending: &mut Vec<Msg>, report: &mut WriterReport| -> Result<()> {
+    fn try_commit(
+        conn: &mut Connection,
+        path: &Path,
+        pending: &mut Vec<Msg>,
+        report: &mut WriterReport,
+    ) -> Result<()> {
         if pending.is_empty() {
             return Ok(());
         }
-        commit(&mut conn, path, pending, report)?;
+        commit(conn, path, pending, report)?;
         pending.clear();
         Ok(())
-    };
+    }
     loop {
         let wait = match oldest {
             Some(t) => max_delay.saturating_sub(t.elapsed()),
@@ -246,14 +283,20 @@ fn run(
         };
         match msg {
             Some(Msg::Flush(reply)) => {
-                let r = try_commit(&mut pending, &mut report).map(|_| report.clone());
+                let r =
+                    try_commit(&mut conn, path, &mut pending, &mut report).map(|_| report.clone());
                 if r.is_ok() {
                     oldest = None;
                 }
                 let _ = reply.send(r);
             }
             Some(Msg::Shutdown) => {
-                try_commit(&mut pending, &mut report)?;
+                try_commit(&mut conn, path, &mut pending, &mut report)?;
+                // The main file alone holds everything once the writer is
+                // gone (readers of other processes may delay this; then
+                // the next writer's close does it).
+                let _ = conn.busy_timeout(Duration::from_secs(2));
+                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
                 return Ok(report);
             }
             Some(m) => {
@@ -261,12 +304,14 @@ fn run(
                 oldest.get_or_insert_with(Instant::now);
                 // A failed background commit keeps its messages; the next
                 // commit (or flush, which reports the error) retries them.
-                if pending.len() >= batch_size && try_commit(&mut pending, &mut report).is_ok() {
+                if pending.len() >= batch_size
+                    && try_commit(&mut conn, path, &mut pending, &mut report).is_ok()
+                {
                     oldest = None;
                 }
             }
             None => {
-                oldest = match try_commit(&mut pending, &mut report) {
+                oldest = match try_commit(&mut conn, path, &mut pending, &mut report) {
                     Ok(()) => None,
                     Err(_) => Some(Instant::now()),
                 };

@@ -8,14 +8,18 @@ use proofdb::{Outcome, Provenance, Store, StoreError};
 use std::path::Path;
 
 fn filled(path: &Path, n: u64) {
-    let s = Store::open(path).unwrap();
-    let recs: Vec<_> = (0..n)
-        .map(|i| {
-            proofdb::ResultRecord::new(synthetic(i), Outcome::AtLeastDraw, Provenance::default(), 0)
-        })
-        .collect();
-    s.put_many(&recs).unwrap();
-    s.checkpoint().unwrap();
+    let w = proofdb::Writer::open(path, proofdb::WriterOptions::default()).unwrap();
+    let h = w.handle();
+    for i in 0..n {
+        let rec = proofdb::ResultRecord::new(
+            synthetic(i),
+            Outcome::AtLeastDraw,
+            Provenance::default(),
+            0,
+        );
+        common::send(&h, rec).unwrap();
+    }
+    assert_eq!(w.finish().unwrap().new, n);
 }
 
 fn names_file(e: &StoreError, path: &Path) {

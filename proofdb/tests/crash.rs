@@ -44,7 +44,7 @@ fn child_writer() {
     let h = w.handle();
     for b in 0..(1 << 20) / BATCH {
         for i in 0..BATCH {
-            h.put(record(b * BATCH + i)).unwrap();
+            common::send(&h, record(b * BATCH + i)).unwrap();
         }
         h.flush().unwrap();
         println!("COMMITTED {b}");

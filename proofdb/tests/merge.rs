@@ -25,8 +25,7 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
     let b = Store::open(dir.join("b.sqlite")).unwrap();
     // 0..300 only in a; 200..500 in both (200..300) or only b.
     for n in 0..300 {
-        a.put(&synthetic(n), Outcome::AtLeastDraw, &prov("a"))
-            .unwrap();
+        common::put(&a, &synthetic(n), Outcome::AtLeastDraw, &prov("a")).unwrap();
     }
     for n in 200..500 {
         let o = if n < 250 {
@@ -34,12 +33,11 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
         } else {
             Outcome::Exact(Value::Win) // tightens >=draw to win, or new
         };
-        b.put(&synthetic(n), o, &prov("b")).unwrap();
+        common::put(&b, &synthetic(n), o, &prov("b")).unwrap();
     }
     // The planted contradiction: a says >=draw, b says loss.
     let planted = synthetic(7);
-    b.put(&planted, Outcome::Exact(Value::Loss), &prov("b"))
-        .unwrap();
+    common::put(&b, &planted, Outcome::Exact(Value::Loss), &prov("b")).unwrap();
     let run = b.begin_run("shard b").unwrap();
     b.set_main_line(
         9,
@@ -56,7 +54,7 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
         question: Question::Win,
         nodes: vec![(synthetic(300), ProofEntry::Leaf(LeafSource::Egdb))],
     };
-    b.put_tree(&tree, &run).unwrap();
+    b.put_tree(&tree, &run, 0).unwrap();
     drop(b);
 
     let report = merge_shard(&a, &dir.join("b.sqlite"), |_| {}).unwrap();
@@ -72,7 +70,11 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
             incoming: Outcome::Exact(Value::Loss),
         }]
     );
-    assert_eq!(report.trees_copied, 1);
+    // Each shard result's trees, but not the loss tree that contradicts
+    // a's result (its result is refused above).
+    assert_eq!(report.trees_copied, 300);
+    assert_eq!(report.trees_contradicting, 1);
+    assert!(report.unproved.is_empty(), "{:?}", report.unproved);
     assert_eq!(report.lines_copied, 1);
     assert_eq!(report.runs_copied, 1);
 
@@ -103,7 +105,8 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
     assert_eq!(again.new + again.tightened, 0);
     assert_eq!(again.unchanged, 300);
     assert_eq!(again.refused.len(), 1);
-    assert_eq!(again.trees_present, 1);
+    assert_eq!(again.trees_present, 300);
+    assert_eq!(again.trees_contradicting, 1);
     a.integrity_check().unwrap();
 
     // A store cannot be merged into itself.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{outcome_for, synthetic, temp_dir};
+use common::{outcome_for, put, put_rec, send, synthetic, temp_dir};
 use engine::notation::fen::parse_fen;
 use engine::{Position, Value};
 use proofdb::*;
@@ -26,30 +26,22 @@ fn put_intersects_and_refuses_contradictions() {
     let p = parse_fen("W:W18,21,23:B1,2,13").unwrap();
     assert_eq!(store.get(&p).unwrap(), None);
     assert_eq!(
-        store
-            .put(&p, Outcome::AtLeastDraw, &prov("ab", 10))
-            .unwrap(),
+        put(&store, &p, Outcome::AtLeastDraw, &prov("ab", 10)).unwrap(),
         PutEffect::New
     );
     // Weaker or equal: unchanged.
     assert_eq!(
-        store
-            .put(&p, Outcome::AtLeastDraw, &prov("ab", 10))
-            .unwrap(),
+        put(&store, &p, Outcome::AtLeastDraw, &prov("ab", 10)).unwrap(),
         PutEffect::Unchanged
     );
     // A contradiction is refused and changes nothing.
-    let err = store
-        .put(&p, Outcome::Exact(Value::Loss), &prov("dfpn", 5))
-        .unwrap_err();
+    let err = put(&store, &p, Outcome::Exact(Value::Loss), &prov("dfpn", 5)).unwrap_err();
     assert!(matches!(err, StoreError::Contradiction { .. }), "{err}");
     assert!(err.to_string().contains(">=draw"), "{err}");
     assert_eq!(store.get(&p).unwrap().unwrap().0, Outcome::AtLeastDraw);
     // The other bound makes it exact; provenance combines.
     assert_eq!(
-        store
-            .put(&p, Outcome::AtMostDraw, &prov("dfpn", 5))
-            .unwrap(),
+        put(&store, &p, Outcome::AtMostDraw, &prov("dfpn", 5)).unwrap(),
         PutEffect::Tightened
     );
     let (o, pv) = store.get(&p).unwrap().unwrap();
@@ -58,7 +50,7 @@ fn put_intersects_and_refuses_contradictions() {
     assert_eq!(pv.nodes, 15);
     assert_eq!(pv.millis, 14);
     assert_eq!(
-        store.put(&p, Outcome::AtMostDraw, &prov("x", 1)).unwrap(),
+        put(&store, &p, Outcome::AtMostDraw, &prov("x", 1)).unwrap(),
         PutEffect::Unchanged
     );
     // The side to move is part of the key.
@@ -70,7 +62,7 @@ fn put_intersects_and_refuses_contradictions() {
     // Reopen: all still there, integrity ok.
     let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
     assert_eq!(store.lookup(&p), Some(Outcome::Exact(Value::Draw)));
-    assert!(store.put(&q, Outcome::AtLeastDraw, &prov("ab", 1)).is_err());
+    assert!(put(&store, &q, Outcome::AtLeastDraw, &prov("ab", 1)).is_err());
     store.integrity_check().unwrap();
 }
 
@@ -87,7 +79,7 @@ fn records_keep_proof_size_date_and_pieces() {
         proof_size: 4242,
         proved_at: 1_700_000_000,
     };
-    store.put_record(&rec).unwrap();
+    put_rec(&store, &rec).unwrap();
     assert_eq!(store.get_record(&p).unwrap().unwrap(), rec);
     let st = store.stats().unwrap();
     assert_eq!(st.results, 1);
@@ -114,7 +106,7 @@ fn proof_trees_round_trip_and_nodes_are_found_by_position() {
         question: Question::AtLeastDraw,
         nodes,
     };
-    let id = store.put_tree(&tree, "run-1").unwrap();
+    let id = store.put_tree(&tree, "run-1", 0).unwrap();
     let mut back = store
         .get_tree(&root, Question::AtLeastDraw)
         .unwrap()
@@ -131,7 +123,7 @@ fn proof_trees_round_trip_and_nodes_are_found_by_position() {
     );
     assert!(store.find_tree_nodes(&synthetic(3)).unwrap().is_empty());
     // Replacing keeps one tree per root and question.
-    let id2 = store.put_tree(&tree, "run-2").unwrap();
+    let id2 = store.put_tree(&tree, "run-2", 0).unwrap();
     assert_ne!(id, id2);
     let infos = store.trees().unwrap();
     assert_eq!(infos.len(), 1);
@@ -147,7 +139,7 @@ fn proof_trees_round_trip_and_nodes_are_found_by_position() {
     dup.question = Question::Win;
     dup.nodes.push(dup.nodes[1]);
     assert!(matches!(
-        store.put_tree(&dup, "r").unwrap_err(),
+        store.put_tree(&dup, "r", 0).unwrap_err(),
         StoreError::Invalid { .. }
     ));
     assert!(store.get_tree(&root, Question::Win).unwrap().is_none());
@@ -246,44 +238,35 @@ fn writer_batches_and_reports() {
     (0..1000u64)
         .into_par_iter()
         .for_each_with(h.clone(), |h, n| {
-            h.put(ResultRecord::new(
-                synthetic(n),
-                outcome_for(n),
-                prov("ab", n),
-                n,
-            ))
+            send(
+                h,
+                ResultRecord::new(synthetic(n), outcome_for(n), prov("ab", n), n),
+            )
             .unwrap();
         });
     let report = h.flush().unwrap();
     assert_eq!(report.new, 1000);
     assert!(report.batches >= 10, "{report:?}");
     // A contradiction goes to the report, not into the store.
-    h.put(ResultRecord::new(
-        synthetic(0),
-        Outcome::Exact(Value::Loss),
-        prov("x", 1),
-        1,
-    ))
+    send(
+        &h,
+        ResultRecord::new(synthetic(0), Outcome::Exact(Value::Loss), prov("x", 1), 1),
+    )
     .unwrap();
-    h.put(ResultRecord::new(
-        synthetic(3),
-        Outcome::AtMostDraw,
-        prov("x", 1),
-        1,
-    ))
+    send(
+        &h,
+        ResultRecord::new(synthetic(3), Outcome::AtMostDraw, prov("x", 1), 1),
+    )
     .unwrap();
     let report = writer.finish().unwrap();
     assert_eq!(report.refused.len(), 1);
     assert_eq!(report.refused[0].stored, Outcome::Exact(Value::Win));
     assert_eq!(report.tightened, 1);
-    assert!(h
-        .put(ResultRecord::new(
-            synthetic(1),
-            outcome_for(1),
-            prov("x", 1),
-            1
-        ))
-        .is_err());
+    assert!(send(
+        &h,
+        ResultRecord::new(synthetic(1), outcome_for(1), prov("x", 1), 1)
+    )
+    .is_err());
 
     let store = Store::open(&path).unwrap();
     assert_eq!(store.result_count().unwrap(), 1000);
@@ -312,14 +295,11 @@ fn writer_flushes_on_drop() {
     {
         let w = Writer::open(&path, WriterOptions::default()).unwrap();
         for n in 0..10 {
-            w.handle()
-                .put(ResultRecord::new(
-                    synthetic(n),
-                    outcome_for(n),
-                    prov("ab", 1),
-                    0,
-                ))
-                .unwrap();
+            send(
+                &w.handle(),
+                ResultRecord::new(synthetic(n), outcome_for(n), prov("ab", 1), 0),
+            )
+            .unwrap();
         }
     }
     assert_eq!(Store::open(&path).unwrap().result_count().unwrap(), 10);
@@ -368,7 +348,7 @@ fn version_1_store_migrates_keeping_its_trees() {
     let tree = small_tree(Question::AtLeastDraw);
     let id = {
         let store = Store::open(&path).unwrap();
-        store.put_tree(&tree, "old").unwrap()
+        store.put_tree(&tree, "old", 0).unwrap()
     };
     // Turn the file back into a version-1 store: the old trees table
     // (same rows), user_version 1. Legacy renaming keeps tree_nodes'
@@ -379,8 +359,11 @@ fn version_1_store_migrates_keeping_its_trees() {
             "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; BEGIN;
              ALTER TABLE trees RENAME TO trees_now;
              {TREES_V1}
-             INSERT INTO trees SELECT * FROM trees_now;
+             INSERT INTO trees SELECT id, root_pos, root_stm, question, node_count, created, run_id
+                 FROM trees_now;
              DROP TABLE trees_now;
+             ALTER TABLE results DROP COLUMN checksum;
+             ALTER TABLE tree_nodes DROP COLUMN checksum;
              PRAGMA user_version = 1; COMMIT;"
         ))
         .unwrap();
@@ -394,15 +377,20 @@ fn version_1_store_migrates_keeping_its_trees() {
     // A read-only open refuses the old version; a read-write one migrates.
     assert!(Store::open_readonly(&path).is_err());
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.stats().unwrap().schema_version, 2);
+    assert_eq!(
+        store.stats().unwrap().schema_version,
+        proofdb::schema::SCHEMA_VERSION
+    );
     let back = store.get_tree(&tree.root, Question::AtLeastDraw).unwrap();
     assert_eq!(back.map(|t| t.nodes.len()), Some(tree.nodes.len()));
     assert_eq!(store.trees().unwrap()[0].id, id);
     store.integrity_check().unwrap();
     // The opponent's questions are accepted now.
-    store.put_tree(&small_tree(Question::Loss), "new").unwrap();
     store
-        .put_tree(&small_tree(Question::AtMostDraw), "new")
+        .put_tree(&small_tree(Question::Loss), "new", 0)
+        .unwrap();
+    store
+        .put_tree(&small_tree(Question::AtMostDraw), "new", 0)
         .unwrap();
     assert_eq!(store.trees().unwrap().len(), 3);
 }

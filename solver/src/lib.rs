@@ -22,6 +22,7 @@ pub mod prover;
 pub mod question;
 pub mod retro;
 pub mod solve;
+pub mod storecheck;
 pub mod table;
 pub mod tree;
 pub mod verify;

@@ -1,4 +1,5 @@
-//! `checkers db`: the proof store: stats, export, merge, check, bench.
+//! `checkers db`: the proof store: stats, export, merge, check, backup,
+//! bench.
 //!
 //! The store file is `--store FILE`, else `$CHECKERS_STORE`, else
 //! `proofs.sqlite` in the current directory.
@@ -106,8 +107,27 @@ enum DbCommand {
         #[command(flatten)]
         store: StoreArg,
     },
-    /// Run SQLite's full integrity check on the store.
+    /// Check the store: SQLite's full integrity check, every result row's
+    /// checksum and backing (a proof tree or a database value), every proof
+    /// tree's checksums. Rows that are not proved are listed (they are
+    /// never used). Exits non-zero if anything is wrong.
     Check {
+        #[command(flatten)]
+        store: StoreArg,
+        /// Also verify every proof tree again from the rules and the
+        /// endgame databases of the size it recorded (built if missing,
+        /// unless CHECKERS_EGDB_BUILD=no), and probe every database value
+        /// again.
+        #[arg(long)]
+        proofs: bool,
+    },
+    /// Write a consistent copy of the store, complete in one file, with
+    /// SQLite's online backup: safe while other processes write it.
+    /// DEST is replaced whole (a temporary file renamed over it).
+    Backup {
+        /// The copy to write (a new path or a regular file).
+        #[arg(value_name = "DEST")]
+        dest: PathBuf,
         #[command(flatten)]
         store: StoreArg,
     },
@@ -138,14 +158,82 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         DbCommand::Stats { store, json } => stats(&store, json),
         DbCommand::Export { store, format, out } => export(&store, format, out),
         DbCommand::Merge { shards, store } => merge(&store, &shards),
-        DbCommand::Check { store } => {
+        DbCommand::Check { store, proofs } => check(&store, proofs),
+        DbCommand::Backup { dest, store } => {
             let s = open_existing(&store)?;
-            s.integrity_check()?;
-            println!("{}: integrity ok", s.path().display());
-            Ok(())
+            s.backup_to(&dest)?;
+            let n = Store::open_readonly(&dest)?.result_count()?;
+            emit(&format!(
+                "{}: copied to {} ({n} results)\n",
+                s.path().display(),
+                dest.display()
+            ))
         }
         DbCommand::Bench { results, dir } => bench(results, dir),
     }
+}
+
+/// Runs the store check of `db check` (and `proof verify --store`):
+/// prints what it found and fails if anything is wrong.
+pub fn check_and_report(s: &Store, proofs: bool) -> anyhow::Result<()> {
+    let dbs = if proofs {
+        Some(crate::oracle::OraclesBySize::for_store(s)?)
+    } else {
+        None
+    };
+    let bar = progress_bar(0, "checking proof trees");
+    let report = solver::storecheck::check_store(
+        s,
+        dbs.as_ref()
+            .map(|d| d as &dyn solver::storecheck::OracleBySize),
+        |done, total| {
+            if bar.length() != Some(total) {
+                bar.set_length(total);
+            }
+            bar.set_position(done);
+        },
+    );
+    bar.finish_and_clear();
+    let report = report?;
+    let mut o = String::new();
+    for p in report.problems.iter().take(50) {
+        o += &format!("  {}: {}\n", p.subject, p.detail);
+    }
+    if report.problems.len() > 50 {
+        o += &format!("  ... and {} more\n", report.problems.len() - 50);
+    }
+    o += &format!(
+        "{}: {} results ({} proved), {} proof trees{}; {} problem(s)\n",
+        s.path().display(),
+        report.results,
+        report.proved,
+        report.trees,
+        if proofs {
+            format!(
+                ", {} verified again, {} database values probed again",
+                report.verified, report.probed
+            )
+        } else {
+            String::new()
+        },
+        report.problems.len()
+    );
+    emit(&o)?;
+    if !report.ok() {
+        bail!(
+            "{}: {} problem(s) found (listed above); rows that are not proved are never used",
+            s.path().display(),
+            report.problems.len()
+        );
+    }
+    Ok(())
+}
+
+fn check(store: &StoreArg, proofs: bool) -> anyhow::Result<()> {
+    let s = open_existing(store)?;
+    s.integrity_check()?;
+    emit(&format!("{}: integrity ok\n", s.path().display()))?;
+    check_and_report(&s, proofs)
 }
 
 fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
@@ -156,6 +244,7 @@ fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
             "store": s.path().display().to_string(),
             "schema_version": st.schema_version,
             "results": st.results,
+            "unproved": st.unproved,
             "by_outcome": st.by_outcome,
             "by_pieces": st.by_pieces.iter().map(|(k, v)| (k.to_string(), *v)).collect::<std::collections::BTreeMap<_, _>>(),
             "by_solver": st.by_solver,
@@ -176,6 +265,12 @@ fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
         st.schema_version
     );
     o += &format!("results      {}\n", st.results);
+    if st.unproved > 0 {
+        o += &format!(
+            "  not proved {:>12} (never used; `checkers db check` lists them)\n",
+            st.unproved
+        );
+    }
     for (k, n) in &st.by_outcome {
         o += &format!("  {k:<10} {n:>12}\n");
     }
@@ -332,6 +427,18 @@ fn print_merge(shard: &std::path::Path, r: &MergeReport) {
             x.incoming
         );
     }
+    for (p, why) in &r.unproved {
+        println!("  refused {}: not proved in the shard: {why}", to_fen(p));
+    }
+    for (id, why) in &r.trees_damaged {
+        println!("  skipped the shard's tree {id}: {why}");
+    }
+    if r.trees_contradicting > 0 {
+        println!(
+            "  {} of the shard's trees not copied: they contradict the store",
+            r.trees_contradicting
+        );
+    }
     for b in &r.lines_differing {
         println!("  ballot {b}: shard's main line differs from the store's; the store's is kept");
     }
@@ -353,6 +460,7 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
                 total.tightened += r.tightened;
                 total.unchanged += r.unchanged;
                 total.refused.extend(r.refused);
+                total.unproved.extend(r.unproved);
             }
             Err(e) => {
                 bar.finish_and_clear();
@@ -380,10 +488,12 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
             failed.join(", ")
         );
     }
-    if !total.refused.is_empty() {
+    if !total.refused.is_empty() || !total.unproved.is_empty() {
         bail!(
-            "{} contradicting result(s) refused (listed above); everything else was merged",
-            total.refused.len()
+            "{} contradicting result(s) and {} result(s) without a proof refused (listed above); \
+             everything else was merged",
+            total.refused.len(),
+            total.unproved.len()
         );
     }
     Ok(())
@@ -427,8 +537,16 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
         {
             let w = Writer::open(&path, WriterOptions::default())?;
             let h = w.handle();
+            // Synthetic results, each with one-node placeholder trees (the
+            // store keeps a result only with its trees; these would fail
+            // `db check --proofs`).
             (0..results).into_par_iter().try_for_each_with(h, |h, n| {
-                h.put(ResultRecord::new(synthetic(n), outcome(n), prov.clone(), 0))
+                let trees = proofdb::testing::unverified_trees(synthetic(n), outcome(n));
+                h.put_proof(
+                    ResultRecord::new(synthetic(n), outcome(n), prov.clone(), 0),
+                    trees,
+                    "bench",
+                )
             })?;
             let r = w.finish()?;
             anyhow::ensure!(r.new == results, "writer stored {} of {results}", r.new);
@@ -484,7 +602,6 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
         // tighten (>=draw + <=draw).
         let shard_path = dir.join("shard.sqlite");
         {
-            let shard = Store::open(&shard_path)?;
             let recs: Vec<ResultRecord> = (results / 2..results + results / 2)
                 .map(|n| {
                     let o = if n < results && n % 3 == 1 {
@@ -495,7 +612,13 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
                     ResultRecord::new(synthetic(n % (1 << 20)), o, prov.clone(), 0)
                 })
                 .collect();
-            shard.put_many(&recs)?;
+            let w = Writer::open(&shard_path, WriterOptions::default())?;
+            let h = w.handle();
+            for r in recs {
+                let trees = proofdb::testing::unverified_trees(r.position, r.outcome);
+                h.put_proof(r, trees, "bench")?;
+            }
+            w.finish()?;
         }
         let t = Instant::now();
         let r = merge_shard(&store, &shard_path, |_| {})?;

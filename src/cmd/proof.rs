@@ -102,11 +102,14 @@ fn found(
 enum Command {
     /// Check every proof from the rules and the databases alone (and,
     /// for proofs in the store, the store's results for their store
-    /// leaves).
+    /// leaves). With --store, each proof is checked with the databases of
+    /// the size it recorded, and (without --fen) every result row must be
+    /// sealed and backed, as `db check --proofs` does.
     Verify {
         #[command(flatten)]
         src: Source,
-        /// Endgame databases up to this many pieces (0: none).
+        /// Endgame databases up to this many pieces (0: none), for a proof
+        /// file (a store's proofs use the size each recorded).
         #[arg(long, default_value_t = 0)]
         egdb_pieces: u32,
     },
@@ -142,6 +145,56 @@ enum Command {
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         Command::Verify { src, egdb_pieces } => {
+            if let (Some(path), None) = (&src.store, &src.fen) {
+                // The whole store: every tree with the databases it
+                // recorded, every row's backing and checksum.
+                if !path.exists() {
+                    anyhow::bail!("no proof store at {}", path.display());
+                }
+                let store = Store::open_readonly(path)?;
+                return crate::cmd::db::check_and_report(&store, true);
+            }
+            if let (Some(path), Some(_)) = (&src.store, &src.fen) {
+                let (proofs, results, file) = load(&src)?;
+                let store = Store::open_readonly(path)?;
+                let dbs = crate::oracle::OraclesBySize::for_store(&store)?;
+                let sizes: Vec<u32> = store
+                    .trees()?
+                    .into_iter()
+                    .filter(|t| {
+                        proofs
+                            .iter()
+                            .any(|p| p.tree.root == t.root && p.tree.question == t.question)
+                    })
+                    .map(|t| t.egdb_pieces)
+                    .collect();
+                let mut failed = 0;
+                for (p, n) in proofs.iter().zip(sizes) {
+                    use solver::storecheck::OracleBySize;
+                    let oracle = dbs.up_to(n).map_err(|e| anyhow::anyhow!(e))?;
+                    match verify(&p.tree, oracle, results.as_ref()) {
+                        Ok(r) => println!(
+                            "{} ({}) for {}: verified with databases of {n} pieces, {} nodes",
+                            p.tree.question.name(),
+                            p.tree.question.outcome(),
+                            engine::notation::fen::to_fen(&p.tree.root),
+                            r.nodes
+                        ),
+                        Err(e) => {
+                            failed += 1;
+                            println!(
+                                "{} for {}: REJECTED with databases of {n} pieces: {e}",
+                                p.tree.question.name(),
+                                engine::notation::fen::to_fen(&p.tree.root)
+                            );
+                        }
+                    }
+                }
+                if failed > 0 {
+                    anyhow::bail!("{failed} of {} proof(s) in {file} rejected", proofs.len());
+                }
+                return Ok(());
+            }
             let (proofs, results, file) = load(&src)?;
             let oracle = crate::oracle::open_egdb(egdb_pieces, Needs::All)?;
             let mut failed = 0;

@@ -154,6 +154,22 @@ impl StoreOut {
         })
     }
 
+    /// Says on stderr when the store holds a row for `pos` that is not
+    /// proved (no checksum, changed, or without a proof): it is ignored.
+    fn warn_ignored(&self, pos: &engine::Position) -> anyhow::Result<()> {
+        if let Some((rec, trust)) = self.store.get_row(pos)? {
+            if !trust.is_proved() {
+                eprintln!(
+                    "{}: its row for {} ({}) is ignored: {trust}",
+                    self.store.path().display(),
+                    engine::notation::fen::to_fen(pos),
+                    rec.outcome
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Writes the settled result of `rep` with its proofs (one transaction).
     fn keep(&self, rep: &SolveReport) -> anyhow::Result<()> {
         let Some(outcome) = rep.outcome else {
@@ -196,6 +212,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         (Some(_), _) => None,
     };
+    if let (Some(o), Some(pos)) = (&out, &single) {
+        o.warn_ignored(pos)?;
+    }
     let needs = match &single {
         Some(pos) => Needs::From(std::slice::from_ref(pos)),
         None => Needs::All,

@@ -49,3 +49,33 @@ pub fn random_u64() -> u64 {
     x ^= x >> 33;
     x
 }
+
+/// Stores `o` for `pos` with placeholder trees behind it
+/// ([`proofdb::testing::unverified_trees`]), as [`proofdb::Store::put`]
+/// would with real ones.
+pub fn put(
+    store: &proofdb::Store,
+    pos: &Position,
+    o: Outcome,
+    prov: &proofdb::Provenance,
+) -> Result<proofdb::PutEffect, proofdb::StoreError> {
+    put_rec(store, &proofdb::ResultRecord::new(*pos, o, prov.clone(), 0))
+}
+
+/// [`put`] of a whole record.
+pub fn put_rec(
+    store: &proofdb::Store,
+    rec: &proofdb::ResultRecord,
+) -> Result<proofdb::PutEffect, proofdb::StoreError> {
+    let trees = proofdb::testing::unverified_trees(rec.position, rec.outcome);
+    store.put_proof(rec, &trees, "test")
+}
+
+/// Sends `rec` to a writer with placeholder trees behind it.
+pub fn send(
+    h: &proofdb::WriterHandle,
+    rec: proofdb::ResultRecord,
+) -> Result<(), proofdb::StoreError> {
+    let trees = proofdb::testing::unverified_trees(rec.position, rec.outcome);
+    h.put_proof(rec, trees, "test")
+}

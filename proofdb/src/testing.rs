@@ -1,0 +1,32 @@
+//! Helpers for tests of code that stores results: trees that claim an
+//! outcome without proving it, so that a test can store a result without
+//! running a solver.
+//!
+//! The store trusts a result when sealed trees for its outcome are
+//! stored; it does not verify them on every read. These trees are
+//! refused by the verifier (`checkers db check --proofs`,
+//! `checkers proof verify --store`): never store them in a real store.
+
+use crate::outcome::Outcome;
+use crate::proof::{LeafSource, ProofEntry, ProofTree, Question};
+use engine::{Position, Value};
+
+/// One-node trees, the root a database leaf, for the questions that
+/// together give `outcome` at `pos`.
+pub fn unverified_trees(pos: Position, outcome: Outcome) -> Vec<ProofTree> {
+    let questions: &[Question] = match outcome {
+        Outcome::Exact(Value::Win) => &[Question::Win],
+        Outcome::Exact(Value::Loss) => &[Question::Loss],
+        Outcome::Exact(Value::Draw) => &[Question::AtLeastDraw, Question::AtMostDraw],
+        Outcome::AtLeastDraw => &[Question::AtLeastDraw],
+        Outcome::AtMostDraw => &[Question::AtMostDraw],
+    };
+    questions
+        .iter()
+        .map(|&question| ProofTree {
+            root: pos,
+            question,
+            nodes: vec![(pos, ProofEntry::Leaf(LeafSource::Egdb))],
+        })
+        .collect()
+}
