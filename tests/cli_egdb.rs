@@ -178,3 +178,55 @@ fn the_bench_probes_on_several_threads_and_refuses_zero() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("too many"), "{err}");
 }
+
+/// `egdb slices --json`: every slice of the text listing, one object a
+/// line, in build order: whatever a slice reads comes before it, and
+/// what it reads directly is part of what it needs.
+#[test]
+fn slices_as_json_come_in_build_order_with_what_each_reads() {
+    let run = |args: &[&str]| -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args(["egdb", "slices", "--pieces", "4"])
+            .args(args)
+            .output()
+            .expect("run checkers");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text: BTreeSet<String> = run(&[])
+        .lines()
+        .skip(2)
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut reading = 0;
+    for line in run(&["--json"]).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let name = v["slice"].as_str().unwrap().to_string();
+        assert_eq!(v["pieces"], 4);
+        let reads = v["reads"].as_array().unwrap();
+        assert!(reads.len() as u64 <= v["needs"].as_u64().unwrap(), "{line}");
+        for r in reads {
+            assert!(
+                seen.contains(r.as_str().unwrap()),
+                "{name} reads {r} before it is built"
+            );
+        }
+        reading += !reads.is_empty() as usize;
+        assert!(
+            v["with_needs"].as_u64() >= v["positions"].as_u64(),
+            "{line}"
+        );
+        seen.insert(name);
+    }
+    assert_eq!(seen, text);
+    assert!(
+        reading > 0 && reading < seen.len(),
+        "some slices read others, not all"
+    );
+    assert_eq!(run(&["--json", "--largest", "3"]).lines().count(), 3);
+}

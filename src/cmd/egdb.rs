@@ -100,6 +100,13 @@ struct SlicesArgs {
     /// Only the slices a game from this position may enter (repeatable).
     #[arg(long = "for", value_name = "FEN")]
     for_fens: Vec<String>,
+    /// One JSON object per slice and line, in build order (what a slice
+    /// reads comes before it): `slice`, `positions`, `reads` (the slices
+    /// of its size its build reads directly; every slice of fewer pieces
+    /// is read too), `needs` and `with_needs` as in the table. For
+    /// scheduling builds in dependency layers (scripts/slurm-egdb.sh).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -355,6 +362,32 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
     };
     let mut all: Vec<(SliceKey, u64)> = listed.into_iter().map(|s| (s, size(&s))).collect();
     let total: u64 = all.iter().map(|x| x.1).sum();
+    if a.json {
+        let same_size = engine::egdb::slice::slices_with(a.pieces);
+        let order = |s: &SliceKey| same_size.iter().position(|x| x == s);
+        all.sort_by_key(|x| std::cmp::Reverse(x.1));
+        all.truncate(a.largest.unwrap_or(usize::MAX));
+        all.sort_by_key(|x| order(&x.0));
+        let mut out = String::new();
+        for (s, n) in all {
+            let need = same_size_closure(s);
+            let reads: Vec<String> = same_size
+                .iter()
+                .filter(|d| **d != s && s.reads(d))
+                .map(|d| d.name())
+                .collect();
+            let line = serde_json::json!({
+                "slice": s.name(),
+                "pieces": s.pieces(),
+                "positions": n,
+                "reads": reads,
+                "needs": need.len() - 1,
+                "with_needs": need.iter().map(size).sum::<u64>(),
+            });
+            out += &format!("{line}\n");
+        }
+        return crate::cmd::db::emit(&out);
+    }
     println!(
         "{} slices of {} pieces, {} positions (Black to move)",
         all.len(),
