@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Builds the endgame databases of a piece count as Slurm array jobs, in
+# dependency layers: a slice's layer is 1 + the largest layer of the slices
+# of its size it reads (`checkers egdb slices --json`: "reads"; every slice
+# of fewer pieces is read too, so it comes after all of them). One array
+# job per layer, each task building one slice (`egdb build --slice`, which
+# refuses to start if what it reads is missing), each layer submitted with
+# --dependency=afterok on the one before, then an `egdb verify` job.
+#
+#   CHECKERS_BIN=/shared/bin/checkers CHECKERS_EGDB=/shared/egdb \
+#     scripts/slurm-egdb.sh PIECES [FROM] [--for FEN]...
+#
+# Builds the missing slices of FROM..PIECES pieces (default FROM = PIECES:
+# the slices of fewer pieces must be there already); with --for, of
+# PIECES pieces only those a game from one of the FENs may enter and what
+# they read (as `egdb build --pieces PIECES --for FEN`); slices present in
+# CHECKERS_EGDB are skipped, so the script can be run again after a failed
+# layer. Prints the id of the last job (the verify) on stdout; what it
+# submits on stderr. Task lists and job output go to JOBS_DIR (default
+# ./slurm-egdb-PIECES, on storage every node sees). SBATCH_ARGS adds
+# options to every sbatch (partition, account, --time ...); CPUS (default
+# 2) is --cpus-per-task and the build's --threads.
+#
+# Memory: a build holds its slice's positions at about MEM_BYTES (default
+# 10) bytes each (a state byte, the values, the frontier of a level as
+# 8-byte indexes), plus the program and the smaller databases it reads
+# (MEM_BASE_MB, default 256). Measured here (peak resident size, 2
+# threads, CHECKERS_EGDB_MEMORY=0): 6-piece 0m4k-0m2k, 27.2 M positions:
+# 244 MB (9.0 bytes a position); 0m3k-0m3k, 18.1 M: 146 MB (8.0). So the
+# largest 7-piece slice (3m2k@6-0m2k, 357 M) needs about 3.5 GB, the
+# largest 8-piece one (3m2k@6-0m3k, 2.97 G) about 28 GB. A layer's array
+# asks for what its largest slice needs (--mem, in MB).
+set -euo pipefail
+: "${CHECKERS_BIN:?set CHECKERS_BIN to the checkers release binary (on storage every node sees)}"
+: "${CHECKERS_EGDB:?set CHECKERS_EGDB to the database folder (on storage every node sees)}"
+
+if [ "${1:-}" = --task ]; then
+  # One array task: build the slice on line SLURM_ARRAY_TASK_ID of $2.
+  slice=$(sed -n "${SLURM_ARRAY_TASK_ID:?run as an array job}p" "$2")
+  [ -n "$slice" ] || { echo "no slice on line $SLURM_ARRAY_TASK_ID of $2" >&2; exit 1; }
+  if [ -f "$CHECKERS_EGDB/$slice.egdb" ]; then
+    echo "$slice: present"
+    exit 0
+  fi
+  exec "$CHECKERS_BIN" egdb build --slice "$slice" --dir "$CHECKERS_EGDB" \
+    --threads "${SLURM_CPUS_PER_TASK:-1}"
+fi
+if [ "${1:-}" = --verify ]; then
+  exec "$CHECKERS_BIN" egdb verify --dir "$CHECKERS_EGDB" --threads "${SLURM_CPUS_PER_TASK:-1}"
+fi
+
+usage="usage: slurm-egdb.sh PIECES [FROM] [--for FEN]..."
+args=()
+for_fens=()
+while [ $# -gt 0 ]; do
+  case $1 in
+  --for) for_fens+=(--for "${2:?$usage}"); shift 2 ;;
+  -*) echo "$usage" >&2; exit 2 ;;
+  *) args+=("$1"); shift ;;
+  esac
+done
+pieces=${args[0]:?$usage}
+from=${args[1]:-$pieces}
+cpus=${CPUS:-2}
+jobs=$(realpath -m "${JOBS_DIR:-slurm-egdb-$pieces}")
+self=$(realpath "$0")
+mkdir -p "$jobs" "$CHECKERS_EGDB"
+rm -f "$jobs"/layer-*.txt.new
+read -r -a extra <<<"${SBATCH_ARGS:-}"
+
+# slice -> layer; the base layer of a piece count is past every layer of
+# the counts below it.
+declare -A layer
+base=0
+top=0
+for ((p = from; p <= pieces; p++)); do
+  # Slices come in build order: what a slice reads is listed before it.
+  while IFS=$'\t' read -r slice positions reads; do
+    [ -f "$CHECKERS_EGDB/$slice.egdb" ] && continue
+    l=$((base + 1))
+    for r in $reads; do
+      [ -n "${layer[$r]:-}" ] && [ "${layer[$r]}" -ge "$l" ] && l=$((layer[$r] + 1))
+    done
+    layer[$slice]=$l
+    echo "$slice $positions" >>"$jobs/layer-$l.txt.new"
+    [ "$l" -gt "$top" ] && top=$l
+  done < <(
+    fens=()
+    [ "$p" = "$pieces" ] && fens=("${for_fens[@]}")
+    "$CHECKERS_BIN" egdb slices --pieces "$p" "${fens[@]}" --json |
+    jq -r '[.slice, .positions, (.reads | join(" "))] | @tsv')
+  base=$top
+done
+
+if [ "$top" = 0 ]; then
+  echo "every slice of $from-$pieces pieces is in $CHECKERS_EGDB" >&2
+  jid=$(sbatch --parsable "${extra[@]}" --job-name=egdb-verify --cpus-per-task="$cpus" \
+    --output="$jobs/verify-%j.out" "$self" --verify)
+  echo "$jid"
+  exit 0
+fi
+
+prev=
+for ((l = 1; l <= top; l++)); do
+  f=$jobs/layer-$l.txt
+  cut -d' ' -f1 "$f.new" >"$f"
+  n=$(wc -l <"$f")
+  largest=$(cut -d' ' -f2 "$f.new" | sort -n | tail -1)
+  rm "$f.new"
+  mem=$((largest * ${MEM_BYTES:-10} / 1048576 + ${MEM_BASE_MB:-256}))
+  dep=()
+  [ -n "$prev" ] && dep=(--dependency="afterok:$prev" --kill-on-invalid-dep=yes)
+  prev=$(sbatch --parsable "${extra[@]}" "${dep[@]}" --job-name="egdb-$pieces-l$l" \
+    --array="1-$n" --cpus-per-task="$cpus" --mem="${mem}M" \
+    --output="$jobs/layer-$l-%A_%a.out" "$self" --task "$f")
+  echo "layer $l: $n slice(s), largest $largest positions, --mem ${mem}M: job $prev" >&2
+done
+jid=$(sbatch --parsable "${extra[@]}" --dependency="afterok:$prev" --kill-on-invalid-dep=yes \
+  --job-name=egdb-verify --cpus-per-task="$cpus" --output="$jobs/verify-%j.out" "$self" --verify)
+echo "verify: job $jid" >&2
+echo "$jid"
