@@ -1,6 +1,15 @@
 #!/usr/bin/env bash
 # The heavy checks kept out of the default test run: deep perft, the large
-# database and solver checks. Run on a quiet machine; takes tens of minutes.
+# database and solver checks, then the cluster scripts on a one-node Slurm
+# cluster (scripts/slurm-test.sh, about 5 minutes; as root only, since it
+# installs Slurm and starts its daemons: SLURM_TEST=0 leaves it out, 1
+# runs it anyway). Run on a quiet machine; takes tens of minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release -- --ignored "$@"
+if [ "${SLURM_TEST:-$([ "$(id -u)" = 0 ] && echo 1 || echo 0)}" = 1 ]; then
+  cargo build --release
+  CHECKERS_BIN=target/release/checkers scripts/slurm-test.sh
+else
+  echo "heavy-tests: scripts/slurm-test.sh left out (not root; SLURM_TEST=1 runs it)"
+fi
