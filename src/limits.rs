@@ -164,6 +164,32 @@ pub fn fits_memory(what: &str, bytes: Option<u128>) -> anyhow::Result<()> {
     }
 }
 
+/// Bytes a solver's table takes per entry, at most: slots of 36 bytes
+/// (df-pn), a power of two of them, at most 70% full (302 MB for 4 M
+/// entries).
+pub const TABLE_ENTRY_BYTES: u64 = 75;
+
+/// Bytes the retrograde analysis takes per position, about.
+pub const RETRO_POSITION_BYTES: u64 = 100;
+
+/// A parser of a count of things of `bytes` bytes each that are held in
+/// memory at once (table entries, positions): at least 1, and no more
+/// than this machine's memory holds.
+pub fn held(bytes: u64) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let n: usize = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("expected a whole number, not {text:?}"))?;
+        if n == 0 {
+            return Err("expected at least 1".into());
+        }
+        let what = format!("{n} of {bytes} bytes each");
+        fits_memory(&what, (n as u128).checked_mul(bytes as u128)).map_err(|e| e.to_string())?;
+        Ok(n)
+    }
+}
+
 /// A size in MiB for one table: at least 1, and no more than this
 /// machine's memory.
 pub fn mebibytes(text: &str) -> Result<usize, String> {
