@@ -697,11 +697,6 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         x ^= x << 17;
         x
     };
-    anyhow::ensure!(
-        (1..=256).contains(&a.threads),
-        "--threads must be 1 to 256, not {}",
-        a.threads
-    );
     let each = a.positions.max(1);
     // Too many to count or to hold: an error, not an abort.
     let too_many = || anyhow::anyhow!("--positions {each} on {} threads: too many", a.threads);
