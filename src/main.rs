@@ -4,6 +4,7 @@
 mod cmd;
 #[allow(dead_code)] // wired into the long-running commands as they land
 mod interrupt;
+mod limits;
 mod oracle;
 #[allow(dead_code)]
 mod progress;
@@ -52,15 +53,18 @@ enum Command {
     Ballots(cmd::ballots::Args),
 }
 
-/// Ends the program quietly (exit status 141, as a process killed by
-/// SIGPIPE) when standard output is a pipe its reader has closed:
-/// `checkers proof show FEN | head` then behaves like any Unix filter.
-/// `println!` panics on a closed pipe because the Rust runtime ignores
-/// SIGPIPE; this hook recognises that one panic and passes every other
-/// to the default hook. (The style guide keeps `unsafe` to memory maps,
-/// so the signal action is not reset instead.) Stores are SQLite
-/// databases, which survive a process that ends at any moment.
-fn quiet_on_closed_pipe() {
+/// Ends the program when standard output cannot be written, without a
+/// panic message: quietly (exit status 141, as a process killed by
+/// SIGPIPE) when it is a pipe its reader has closed, so that `checkers
+/// proof show FEN | head` behaves like any Unix filter; with one line
+/// naming standard output and exit status 1 otherwise (a full disk,
+/// `> /dev/full`). `println!` panics on either because the Rust runtime
+/// ignores SIGPIPE; this hook recognises that panic and passes every
+/// other to the default hook. (The style guide keeps `unsafe` to memory
+/// maps, so the signal action is not reset instead.) It also holds in the
+/// release build, whose panics abort: the hook runs first. Stores are
+/// SQLite databases, which survive a process that ends at any moment.
+fn stdout_errors_end_the_program() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
@@ -69,15 +73,25 @@ fn quiet_on_closed_pipe() {
             .map(String::as_str)
             .or_else(|| payload.downcast_ref::<&str>().copied())
             .unwrap_or("");
-        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
-            std::process::exit(141);
+        if let Some(why) = msg.strip_prefix("failed printing to stdout: ") {
+            stdout_failed(why);
         }
         default(info);
     }));
 }
 
+/// Ends the program after standard output failed (see
+/// [`stdout_errors_end_the_program`]).
+fn stdout_failed(why: &str) -> ! {
+    if why.contains("Broken pipe") {
+        std::process::exit(141);
+    }
+    eprintln!("checkers: cannot write to standard output: {why}");
+    std::process::exit(1);
+}
+
 fn main() {
-    quiet_on_closed_pipe();
+    stdout_errors_end_the_program();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Perft(a) => cmd::perft::run(a),
@@ -95,7 +109,17 @@ fn main() {
         Command::Db(a) => cmd::db::run(a),
         Command::Ballots(a) => cmd::ballots::run(a),
     };
+    // What is still buffered (a last line without a newline) is written
+    // now, so that its failure is reported too.
+    if let Err(e) = std::io::Write::flush(&mut std::io::stdout()) {
+        stdout_failed(&e.to_string());
+    }
     if let Err(e) = result {
+        if let Some(u) = e.downcast_ref::<limits::UsageError>() {
+            // As clap reports its own usage errors.
+            eprintln!("error: {u}");
+            std::process::exit(2);
+        }
         eprintln!("checkers: {e:#}");
         std::process::exit(1);
     }

@@ -160,8 +160,13 @@ fn the_bench_probes_on_several_threads_and_refuses_zero() {
     let out = egdb(dir, &[&args[..], &["--threads", "0"]].concat());
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--threads must be 1 to 256, not 0"), "{err}");
-    // More positions than memory holds: an error, not an abort.
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--threads") && err.contains("1 to 256"),
+        "{err}"
+    );
+    // More positions than memory holds: a usage error, checked before
+    // anything is allocated.
     let out = egdb(
         dir,
         &[
@@ -174,9 +179,12 @@ fn the_bench_probes_on_several_threads_and_refuses_zero() {
             "2",
         ],
     );
-    assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("too many"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--positions") && err.contains("memory"),
+        "{err}"
+    );
 }
 
 /// `egdb slices --json`: every slice of the text listing, one object a

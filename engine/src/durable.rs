@@ -30,10 +30,27 @@ pub fn temporary_of(dest: &Path) -> PathBuf {
 /// synced. A crash or a kill at any moment leaves `dest` as it was or as
 /// written, never in part (at worst a stray temporary file, which the next
 /// call replaces). When `fill` fails, `dest` is not touched.
+///
+/// `dest` must be a regular file or a new path: anything else (a device
+/// such as `/dev/null`, a folder, a pipe, or a link to one) is refused
+/// before anything is written, instead of being replaced by a file.
 pub fn replace_file(
     dest: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), ReplaceError> {
+    match std::fs::metadata(dest) {
+        Ok(m) if !m.is_file() => {
+            return Err(ReplaceError {
+                path: dest.to_path_buf(),
+                source: io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "not a regular file (a device, folder or pipe): refused, \
+                     give a regular file or a new path",
+                ),
+            })
+        }
+        _ => {}
+    }
     let tmp = temporary_of(dest);
     let at = |path: &Path| {
         let path = path.to_path_buf();
@@ -85,6 +102,22 @@ mod tests {
         assert_eq!(std::fs::read(&dest).unwrap(), b"first");
         replace_file(&dest, |f| f.write_all(b"second")).unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"second");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn what_is_not_a_regular_file_is_refused_untouched() {
+        let dir = scratch("device");
+        let link = dir.join("null");
+        std::os::unix::fs::symlink("/dev/null", &link).unwrap();
+        for dest in [link.as_path(), dir.as_path()] {
+            let e = replace_file(dest, |f| f.write_all(b"x")).unwrap_err();
+            assert_eq!(e.path, dest);
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+            assert!(!temporary_of(dest).exists());
+        }
+        assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/dev/null"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -67,6 +67,43 @@ pub enum ProofIoError {
     },
 }
 
+/// Longest line of a proof file (a FEN and an entry take under 200
+/// bytes): a longer one is refused as it is read, so that a file that is
+/// no proof file (`/dev/zero`) never fills the memory.
+pub const MAX_LINE: usize = 1 << 16;
+
+/// The lines of `input` without their line ends, each at most
+/// [`MAX_LINE`] bytes and UTF-8 (else an error of kind `InvalidData`).
+fn bounded_lines(mut input: impl BufRead) -> impl Iterator<Item = std::io::Result<String>> {
+    use std::io::{Error, ErrorKind, Read};
+    std::iter::from_fn(move || {
+        let mut buf = Vec::new();
+        let read = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf);
+        match read {
+            Ok(0) => None,
+            Err(e) => Some(Err(e)),
+            Ok(_) => {
+                if buf.last() == Some(&b'\n') {
+                    buf.pop();
+                    if buf.last() == Some(&b'\r') {
+                        buf.pop();
+                    }
+                } else if buf.len() > MAX_LINE {
+                    let why = format!("a line longer than {MAX_LINE} bytes (not a proof file)");
+                    return Some(Err(Error::new(ErrorKind::InvalidData, why)));
+                }
+                Some(
+                    String::from_utf8(buf).map_err(|_| {
+                        Error::new(ErrorKind::InvalidData, "not text (invalid UTF-8)")
+                    }),
+                )
+            }
+        }
+    })
+}
+
 /// FNV-1a, 64 bits.
 #[derive(Clone, Copy)]
 struct Fnv(u64);
@@ -188,14 +225,14 @@ pub fn read_proofs(input: impl BufRead, name: &str) -> Result<Vec<StoredProof>, 
         line,
         what,
     };
-    let mut lines = input.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let mut lines = bounded_lines(input).enumerate().map(|(i, l)| (i + 1, l));
     let mut next = |last: usize| -> Result<Option<(usize, String)>, ProofIoError> {
         match lines.next() {
             None => Ok(None),
             Some((n, Ok(l))) => Ok(Some((n, l))),
             Some((n, Err(e))) => {
                 if e.kind() == std::io::ErrorKind::InvalidData {
-                    Err(corrupt(n, "not text (invalid UTF-8)".into()))
+                    Err(corrupt(n, e.to_string()))
                 } else {
                     let _ = last;
                     Err(ProofIoError::Io {
@@ -310,4 +347,19 @@ pub fn read_proofs(input: impl BufRead, name: &str) -> Result<Vec<StoredProof>, 
         return Err(corrupt(last, "no proof in the file".into()));
     }
     Ok(proofs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_line_is_refused_as_it_is_read() {
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        let e = read_proofs(zeros, "/dev/zero").unwrap_err();
+        assert!(matches!(e, ProofIoError::Corrupt { line: 1, .. }), "{e}");
+        assert!(e.to_string().contains("longer than"), "{e}");
+        let e = read_proofs(&b"\xff\xfe\n"[..], "x").unwrap_err();
+        assert!(e.to_string().contains("not text"), "{e}");
+    }
 }

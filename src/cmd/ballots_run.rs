@@ -16,14 +16,14 @@ use ballots::extend::ExtendLimits;
 use ballots::job::{walk, Budget, PlyStatus, PositionProver, WalkEnd, WalkSummary};
 use ballots::plan::{main_line, LineSources};
 use ballots::report;
-use ballots::sources::{find_data_file, read_archive, read_trunks};
+use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
+use engine::notation::pdn::{read_file, Game};
 use engine::search::{Limits, Searcher};
 use engine::Oracle;
 use proofdb::{LiveResults, Store};
 use rayon::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 
 /// The ballots run when neither `--ballot` nor `--deck` is given: a small
 /// default for a first run.
@@ -42,33 +42,36 @@ pub struct RunArgs {
     /// Ballot table (default: as for `ballots list`).
     #[arg(long, value_name = "FILE")]
     pub ballots_file: Option<PathBuf>,
-    /// Seconds per ballot in this run.
-    #[arg(long, default_value_t = 20.0, value_name = "SECS")]
+    /// Seconds per ballot in this run (at most 365 days).
+    #[arg(long, default_value_t = 20.0, value_name = "SECS", value_parser = crate::limits::seconds)]
     pub budget: f64,
-    /// Seconds per position.
-    #[arg(long, default_value_t = 10.0, value_name = "SECS")]
+    /// Seconds per position (at most 365 days).
+    #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = crate::limits::seconds)]
     pub position_budget: f64,
     /// Endgame databases up to this many pieces (built on first use).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
     #[command(flatten)]
     pub store: StoreArg,
-    /// Ballots run at once (default: the number of cores).
-    #[arg(long)]
+    /// Ballots run at once (default: the number of cores; at most 1024).
+    #[arg(long, value_parser = crate::limits::threads)]
     pub threads: Option<usize>,
     /// The solver.
     #[arg(long, value_enum, default_value = "ab")]
     pub solver: SolverArg,
-    /// Depth of the engine's search for each move it adds to a main line.
-    #[arg(long, default_value_t = 10)]
+    /// Depth of the engine's search for each move it adds to a main line
+    /// (1 to 100).
+    #[arg(long, default_value_t = 10, value_parser = crate::limits::depth)]
     pub line_depth: u32,
     /// Give a position that half the position budget of direct solving
     /// leaves open to the proof-tree manager for the rest (off by default:
     /// on 12 stuck ballots at 12 s a position it moved no frontier).
     #[arg(long)]
     pub manager: bool,
-    /// Transposition-table entries per solver and thread.
-    #[arg(long, default_value_t = 2_000_000)]
+    /// Transposition-table entries per solver and thread (all of them
+    /// within the machine's memory).
+    #[arg(long, default_value_t = 2_000_000,
+          value_parser = crate::limits::held(crate::limits::TABLE_ENTRY_BYTES))]
     pub table_entries: usize,
     /// Published trunk lines (default: fortman-trunks.pdn in the data folder).
     #[arg(long, value_name = "FILE")]
@@ -76,14 +79,6 @@ pub struct RunArgs {
     /// Master-game archive (default: games/acf-archive.pdn in the data folder).
     #[arg(long, value_name = "FILE")]
     pub archive: Option<PathBuf>,
-}
-
-fn seconds(name: &str, s: f64) -> anyhow::Result<Duration> {
-    if s.is_finite() && s > 0.0 {
-        Ok(Duration::from_secs_f64(s))
-    } else {
-        anyhow::bail!("{name} must be a positive number of seconds, not {s}")
-    }
 }
 
 /// Reads the trunks and the archive; a missing default file is a warning
@@ -97,8 +92,9 @@ fn load_sources(args: &RunArgs) -> anyhow::Result<LineSources> {
         .or_else(|| find_data_file("fortman-trunks.pdn"))
     {
         Some(p) => {
-            sources.trunks =
-                read_trunks(&p).with_context(|| format!("reading trunks {}", p.display()))?
+            let games = read_file(&p).with_context(|| format!("reading trunks {}", p.display()))?;
+            sources.trunks = trunks_from_games(&games);
+            usable(&p, &games, sources.trunks.by_ballot.len(), "trunks")?;
         }
         None => eprintln!("checkers: no fortman-trunks.pdn found; main lines without trunks"),
     }
@@ -108,12 +104,44 @@ fn load_sources(args: &RunArgs) -> anyhow::Result<LineSources> {
         .or_else(|| find_data_file("games/acf-archive.pdn"))
     {
         Some(p) => {
-            sources.archive =
-                read_archive(&p).with_context(|| format!("reading archive {}", p.display()))?
+            let games =
+                read_file(&p).with_context(|| format!("reading archive {}", p.display()))?;
+            sources.archive = archive_from_games(&games);
+            usable(&p, &games, sources.archive.len(), "archive")?;
         }
         None => eprintln!("checkers: no games/acf-archive.pdn found; main lines without archive"),
     }
     Ok(sources)
+}
+
+/// Says how many of the games of `path` (the trunks or the archive) were
+/// skipped, for not replaying legally from the initial position (the
+/// first reason given); none usable is an error.
+fn usable(path: &std::path::Path, games: &[Game], used: usize, what: &str) -> anyhow::Result<()> {
+    let illegal = games.iter().filter(|g| !g.is_legal()).count();
+    let first = games
+        .iter()
+        .find_map(|g| {
+            g.error
+                .as_ref()
+                .map(|e| format!(" (game {}: {e})", g.number))
+        })
+        .unwrap_or_default();
+    anyhow::ensure!(
+        used > 0,
+        "{what} {}: none of its {} games gives a line from the initial position \
+         ({illegal} do not replay{first})",
+        path.display(),
+        games.len()
+    );
+    if illegal > 0 {
+        eprintln!(
+            "checkers: {what} {}: {illegal} of {} games do not replay and are skipped{first}",
+            path.display(),
+            games.len()
+        );
+    }
+    Ok(())
 }
 
 fn choose<'d>(deck: &'d Deck, args: &RunArgs) -> anyhow::Result<Vec<&'d Ballot>> {
@@ -233,9 +261,21 @@ fn run_ballot(
 /// Runs `checkers ballots run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let budget = Budget {
-        ballot: seconds("--budget", args.budget)?,
-        position: seconds("--position-budget", args.position_budget)?,
+        ballot: crate::limits::duration(args.budget),
+        position: crate::limits::duration(args.position_budget),
     };
+    let threads = args
+        .threads
+        .unwrap_or_else(rayon::current_num_threads)
+        .max(1);
+    crate::limits::fits_memory(
+        &format!(
+            "--table-entries {} on {threads} threads",
+            args.table_entries
+        ),
+        (args.table_entries as u128 * threads as u128)
+            .checked_mul(crate::limits::TABLE_ENTRY_BYTES as u128),
+    )?;
     let stop = crate::interrupt::static_stop_flag()?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let chosen = choose(&deck, &args)?;
@@ -246,10 +286,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let run_id = store.begin_run(&command.join(" "))?;
     let live = LiveResults::load(&store)?;
     let sources = load_sources(&args)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(rayon::current_num_threads)
-        .max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

@@ -10,10 +10,10 @@ use std::time::Instant;
 #[derive(clap::Args)]
 pub struct Args {
     /// Depth (checked against the published counts up to 14).
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = 12, value_parser = crate::limits::whole::<u32>(0, 14, "plies"))]
     pub depth: u32,
-    /// Repetitions; the best time is reported.
-    #[arg(long, default_value_t = 3)]
+    /// Repetitions, 1 to 1000; the best time is reported.
+    #[arg(long, default_value_t = 3, value_parser = crate::limits::whole::<u32>(1, 1000, "repetitions"))]
     pub repeat: u32,
 }
 
@@ -57,7 +57,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
     let mut b = rayon::ThreadPoolBuilder::new();
     if let Some(n) = threads {
-        anyhow::ensure!(n >= 1, "--threads must be at least 1");
+        // The options are checked by `crate::limits::threads`; this is
+        // for the callers that compute a count.
+        crate::limits::usage((1..=crate::limits::MAX_THREADS).contains(&n), || {
+            format!(
+                "--threads {n}: expected 1 to {}",
+                crate::limits::MAX_THREADS
+            )
+        })?;
         b = b.num_threads(n);
     }
     Ok(b.build()?)

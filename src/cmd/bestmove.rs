@@ -5,7 +5,6 @@ use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{score_text, Limits, SearchOptions, SearchResult, Searcher};
 use engine::Position;
-use std::time::Duration;
 
 /// Search a position (FEN) and print move, score, depth, nodes, speed and
 /// principal variation.
@@ -13,11 +12,12 @@ use std::time::Duration;
 pub struct Args {
     /// Position in PDN FEN, e.g. `B:W21-32:B1-12` (not needed with --bench).
     pub fen: Option<String>,
-    /// Seconds to think (default 1 when no --depth or --nodes is given).
-    #[arg(long)]
+    /// Seconds to think (default 1 when no --depth or --nodes is given;
+    /// at most 365 days).
+    #[arg(long, value_parser = crate::limits::seconds)]
     pub time: Option<f64>,
-    /// Nominal depth in plies.
-    #[arg(long)]
+    /// Nominal depth in plies (1 to 100).
+    #[arg(long, value_parser = crate::limits::depth)]
     pub depth: Option<u32>,
     /// Node budget.
     #[arg(long)]
@@ -26,10 +26,10 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
+    /// Transposition table size in MiB (at most the machine's memory).
+    #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
     pub tt_mb: usize,
     /// Search options, `key=value,...` (see `engine::search::SearchOptions::parse`:
     /// plain, tt, etc, order, asp, pvs, step, restart, qs, ext, ext-single,
@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bad FEN {fen:?}: {e}"))?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&[pos]))?;
     let limits = limits(args.time, args.depth, args.nodes)?;
-    let mut searcher = Searcher::with_options(args.tt_mb, options);
+    let mut searcher = Searcher::try_with_options(args.tt_mb, options)?;
     if args.egdb_pieces > 0 {
         searcher.set_probe_max_pieces(args.egdb_pieces);
     }
@@ -108,13 +108,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Turns the command-line limits into search limits.
 pub fn limits(time: Option<f64>, depth: Option<u32>, nodes: Option<u64>) -> anyhow::Result<Limits> {
     if let Some(t) = time {
-        anyhow::ensure!(
-            t.is_finite() && t > 0.0,
-            "--time must be a positive number of seconds"
-        );
+        crate::limits::check_seconds(t)
+            .map_err(|e| crate::limits::UsageError(format!("--time {t}: {e}")))?;
     }
     if let Some(d) = depth {
-        anyhow::ensure!((1..=100).contains(&d), "--depth must be 1 to 100");
+        crate::limits::usage((1..=crate::limits::MAX_DEPTH).contains(&d), || {
+            format!("--depth {d}: expected 1 to {}", crate::limits::MAX_DEPTH)
+        })?;
     }
     let time = match (time, depth, nodes) {
         (None, None, None) => Some(1.0),
@@ -122,7 +122,7 @@ pub fn limits(time: Option<f64>, depth: Option<u32>, nodes: Option<u64>) -> anyh
     };
     Ok(Limits {
         depth,
-        time: time.map(Duration::from_secs_f64),
+        time: time.map(crate::limits::duration),
         nodes,
     })
 }
@@ -165,7 +165,7 @@ fn bench(args: &Args, options: SearchOptions, oracle: &dyn engine::Oracle) -> an
     let mut total_time = 0f64;
     for (i, fen) in fens.iter().enumerate() {
         let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bench FEN {fen:?}: {e}"))?;
-        let mut s = Searcher::with_options(args.tt_mb, options.clone());
+        let mut s = Searcher::try_with_options(args.tt_mb, options.clone())?;
         let r = s.search(
             &pos,
             &Limits {

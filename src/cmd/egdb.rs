@@ -65,13 +65,13 @@ impl DirArg {
 
 #[derive(clap::Args)]
 struct BuildArgs {
-    /// Build every slice with up to this many pieces.
-    #[arg(long, required_unless_present = "slice")]
+    /// Build every slice with up to this many pieces (2 to 8).
+    #[arg(long, required_unless_present = "slice", value_parser = crate::limits::slice_pieces)]
     pieces: Option<u32>,
     #[command(flatten)]
     dir: DirArg,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::limits::threads)]
     threads: Option<usize>,
     /// Build only this slice (e.g. 2m1k@5-1m0k@3); every slice it depends
     /// on must be present (for cluster array jobs).
@@ -91,8 +91,8 @@ struct BuildArgs {
 
 #[derive(clap::Args)]
 struct SlicesArgs {
-    /// Piece count.
-    #[arg(long)]
+    /// Piece count (2 to 8).
+    #[arg(long, value_parser = crate::limits::slice_pieces)]
     pieces: u32,
     /// Only the largest K slices.
     #[arg(long)]
@@ -119,8 +119,8 @@ struct ProbeArgs {
 
 #[derive(clap::Args)]
 struct StatsArgs {
-    /// Only slices with at most this many pieces.
-    #[arg(long)]
+    /// Only slices with at most this many pieces (2 to 8).
+    #[arg(long, value_parser = crate::limits::slice_pieces)]
     pieces: Option<u32>,
     #[command(flatten)]
     dir: DirArg,
@@ -136,22 +136,22 @@ struct VerifyArgs {
     full: bool,
     #[command(flatten)]
     dir: DirArg,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::limits::threads)]
     threads: Option<usize>,
 }
 
 #[derive(clap::Args)]
 struct BenchArgs {
-    /// Largest piece count of the probed positions (all its slices must be
-    /// built).
-    #[arg(long, default_value_t = 6)]
+    /// Largest piece count of the probed positions, 2 to 8 (all its
+    /// slices must be built).
+    #[arg(long, default_value_t = 6, value_parser = crate::limits::slice_pieces)]
     pieces: u32,
     /// Number of distinct random positions.
     #[arg(long, default_value_t = 1_000_000)]
     positions: usize,
-    /// Passes over the positions; the best pass is reported.
-    #[arg(long, default_value_t = 5)]
+    /// Passes over the positions, 1 to 1000; the best pass is reported.
+    #[arg(long, default_value_t = 5, value_parser = crate::limits::whole::<u32>(1, 1000, "passes"))]
     repeat: u32,
     /// Read the files into memory (huge pages) instead of mapping them.
     #[arg(long)]
@@ -162,8 +162,8 @@ struct BenchArgs {
     unpacked: bool,
     /// Threads probing at once, each over its own random positions; the
     /// figures are per thread (memory shared by the cores is part of what
-    /// is measured).
-    #[arg(long, default_value_t = 1)]
+    /// is measured); 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = crate::limits::whole::<usize>(1, 256, "threads"))]
     threads: usize,
     #[command(flatten)]
     dir: DirArg,
@@ -730,15 +730,17 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         x ^= x << 17;
         x
     };
-    anyhow::ensure!(
-        (1..=256).contains(&a.threads),
-        "--threads must be 1 to 256, not {}",
-        a.threads
-    );
     let each = a.positions.max(1);
     // Too many to count or to hold: an error, not an abort.
     let too_many = || anyhow::anyhow!("--positions {each} on {} threads: too many", a.threads);
     let wanted = each.checked_mul(a.threads).ok_or_else(too_many)?;
+    // The positions and the values of two passes.
+    let per_position =
+        std::mem::size_of::<Position>() + 2 * std::mem::size_of::<Option<engine::Value>>();
+    crate::limits::fits_memory(
+        &format!("--positions {each} on {} threads", a.threads),
+        (wanted as u128).checked_mul(per_position as u128),
+    )?;
     let mut positions: Vec<Position> = Vec::new();
     positions
         .try_reserve_exact(wanted)

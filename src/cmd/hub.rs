@@ -6,7 +6,7 @@ use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{Limits, SearchOptions, Searcher, MATE, WIN_THRESHOLD};
 use engine::{Color, Move, Oracle, Position};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,10 +16,10 @@ use std::time::Duration;
 #[derive(clap::Args)]
 pub struct Args {
     /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 64)]
+    /// Transposition table size in MiB (at most the machine's memory).
+    #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
     pub tt_mb: usize,
     /// Search options `key=value,...` (as for `checkers bestmove --options`).
     #[arg(long, default_value = "")]
@@ -173,8 +173,44 @@ impl Level {
         Limits {
             depth: self.depth,
             nodes: self.nodes,
-            time: time.map(|t| Duration::from_secs_f64(t.max(0.01))),
+            time: time.map(|t| crate::limits::duration(t.max(0.01))),
         }
+    }
+
+    /// The level of a `level` command's arguments; an unknown argument or
+    /// a value out of its range is an error naming it and the range (the
+    /// level in force is then kept).
+    fn parse(args: &[(String, String)]) -> Result<Level, String> {
+        let mut l = Level::default();
+        for (k, v) in args {
+            let whole = |hi: u64| {
+                crate::limits::whole::<u64>(1, hi, "")(v)
+                    .map_err(|_| format!("level {k}={v}: expected a whole number from 1 to {hi}"))
+            };
+            let secs = |zero_ok: bool| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|&s| zero_ok && s == 0.0 || crate::limits::check_seconds(s).is_ok())
+                    .ok_or_else(|| {
+                        format!(
+                            "level {k}={v}: expected {} number of seconds, at most {}",
+                            if zero_ok { "a" } else { "a positive" },
+                            crate::limits::MAX_SECONDS
+                        )
+                    })
+            };
+            match k.as_str() {
+                "depth" => l.depth = Some(whole(crate::limits::MAX_DEPTH as u64)? as u32),
+                "nodes" => l.nodes = Some(whole(u64::MAX)?),
+                "move-time" => l.move_time = Some(secs(false)?),
+                "time" => l.time = Some(secs(true)?),
+                "inc" => l.inc = secs(true)?,
+                "moves" => l.moves = Some(whole(10_000)? as u32),
+                "infinite" => l.infinite = true,
+                _ => return Err(format!("unknown level argument {k}")),
+            }
+        }
+        Ok(l)
     }
 }
 
@@ -208,6 +244,9 @@ fn say(line: &str) {
 
 /// What the input thread shares with the searching thread: the stop flag
 /// and, while pondering, the time to allow once `ponder-hit` arrives.
+/// Once the input has ended the input thread keeps the stop flag set, so
+/// every search, running or queued, stops at once: nothing can send
+/// `stop` any more.
 struct Control {
     stop: Arc<AtomicBool>,
     ponder_budget: Mutex<Option<Option<Duration>>>,
@@ -285,7 +324,7 @@ impl Engine {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
-    let mut searcher = Searcher::with_options(args.tt_mb, options);
+    let mut searcher = Searcher::try_with_options(args.tt_mb, options)?;
     if args.egdb_pieces > 0 {
         searcher.set_probe_max_pieces(args.egdb_pieces);
     }
@@ -307,8 +346,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let c2 = control.clone();
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
-        for line in stdin.lock().lines() {
-            let Ok(line) = line else { break };
+        let mut input = stdin.lock();
+        loop {
+            let line = match crate::limits::read_line(&mut input) {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(e) => {
+                    say(&format!("error {e}: the input ends here"));
+                    break;
+                }
+            };
             let t = line.trim().to_string();
             match t.as_str() {
                 "stop" | "quit" => c2.stop.store(true, Ordering::SeqCst),
@@ -326,6 +373,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             if tx.send(t).is_err() {
                 break;
             }
+        }
+        // End of input: as `stop` for the search running now and for
+        // every one queued (a search clears the flag when it starts, so
+        // it is set again until the queue is done and the program ends).
+        drop(tx);
+        loop {
+            c2.stop.store(true, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(20));
         }
     });
     for line in rx {
@@ -371,23 +426,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     say(&format!("error {err}"));
                 }
             }
-            "level" => {
-                let mut l = Level::default();
-                for (k, v) in &a {
-                    let num = v.parse::<f64>().ok();
-                    match k.as_str() {
-                        "depth" => l.depth = num.map(|x| x as u32),
-                        "nodes" => l.nodes = num.map(|x| x as u64),
-                        "move-time" => l.move_time = num,
-                        "time" => l.time = num,
-                        "inc" => l.inc = num.unwrap_or(0.0),
-                        "moves" => l.moves = num.map(|x| x as u32),
-                        "infinite" => l.infinite = true,
-                        _ => say(&format!("error unknown level argument {k}")),
-                    }
-                }
-                e.level = l;
-            }
+            "level" => match Level::parse(&a) {
+                Ok(l) => e.level = l,
+                Err(why) => say(&format!("error {why}; the previous level is kept")),
+            },
             "go" => {
                 let ponder = rest.trim() == "ponder" || a.iter().any(|(k, _)| k == "ponder");
                 e.go(ponder, &control);

@@ -10,8 +10,10 @@ use engine::notation::fen::parse_fen;
 use engine::search::{Limits, SearchOptions, Searcher};
 use engine::{Color, Move, Oracle, Position, Value};
 use rayon::prelude::*;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::{BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// Play a match over the ballots: each ballot with both colours;
@@ -32,8 +34,8 @@ pub struct Args {
     /// Options of player B with --self.
     #[arg(long, default_value = "")]
     pub b: String,
-    /// Number of games (default: two per ballot).
-    #[arg(long)]
+    /// Number of games (default: two per ballot; at most that).
+    #[arg(long, value_parser = crate::limits::whole::<usize>(1, u64::MAX, "games"))]
     pub games: Option<usize>,
     /// Ballot set: 156 (deck144 + added12), 144, 174 (all), or a
     /// comma-separated list of ACF numbers.
@@ -42,11 +44,11 @@ pub struct Args {
     /// The ballots table.
     #[arg(long, default_value = "../shared/data/ballots.tsv")]
     pub ballots_file: std::path::PathBuf,
-    /// Seconds per move.
-    #[arg(long)]
+    /// Seconds per move (at most 365 days).
+    #[arg(long, value_parser = crate::limits::seconds)]
     pub time: Option<f64>,
-    /// Fixed depth per move.
-    #[arg(long)]
+    /// Fixed depth per move (1 to 100).
+    #[arg(long, value_parser = crate::limits::depth)]
     pub depth: Option<u32>,
     /// Node budget per move.
     #[arg(long)]
@@ -54,8 +56,8 @@ pub struct Args {
     /// Game clock `SECONDS+INCREMENT` for each side (e.g. 60+0.5).
     #[arg(long)]
     pub clock: Option<String>,
-    /// Plies after which a game is a draw.
-    #[arg(long, default_value_t = 300)]
+    /// Plies after which a game is a draw (1 to 10000).
+    #[arg(long, default_value_t = 300, value_parser = crate::limits::whole::<usize>(1, 10_000, "plies"))]
     pub max_plies: usize,
     /// Adjudicate a win when one side leads by this much material
     /// (centi-men, king 130) for 6 plies with no capture pending; 0: off.
@@ -64,16 +66,23 @@ pub struct Args {
     /// Write the games here as PDN.
     #[arg(long)]
     pub pdn: Option<std::path::PathBuf>,
-    /// Games played at once.
-    #[arg(long, default_value_t = 1)]
+    /// Games played at once (at most 1024).
+    #[arg(long, default_value_t = 1, value_parser = crate::limits::threads)]
     pub threads: usize,
-    /// Transposition table MiB per engine.
-    #[arg(long, default_value_t = 16)]
+    /// Transposition table MiB per engine (all the engines playing at
+    /// once must fit the machine's memory).
+    #[arg(long, default_value_t = 16, value_parser = crate::limits::mebibytes)]
     pub tt_mb: usize,
     /// Endgame databases up to this many pieces (0: none), for the
     /// engines and for adjudication.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
+    /// Seconds an engine of --engine-cmd may take past the time of its
+    /// move (past nothing when only --depth or --nodes limit the move),
+    /// and to answer `hub` and `init`: an engine silent that long is
+    /// killed and loses the game, and the match goes on with a new one.
+    #[arg(long, default_value_t = 10.0, value_parser = crate::limits::seconds)]
+    pub engine_margin: f64,
 }
 
 /// One ballot: ACF number, moves, start position.
@@ -195,7 +204,7 @@ impl Player for EnginePlayer<'_> {
         let limits = match tc {
             TimeControl::PerMove(l) => l,
             TimeControl::Clock(_, inc) => Limits {
-                time: Some(Duration::from_secs_f64(clock_budget(
+                time: Some(crate::limits::duration(clock_budget(
                     clock - inc,
                     inc,
                     None,
@@ -211,66 +220,149 @@ impl Player for EnginePlayer<'_> {
     }
 }
 
-/// Another engine speaking Hub on a pipe.
+/// An engine that broke the match's rules (silent past its time, gone,
+/// or playing an illegal move): it loses the game, and the match goes
+/// on. `reason` is the game's termination.
+#[derive(Debug)]
+pub struct Forfeit {
+    /// The game's termination (PDN `Termination` tag).
+    pub reason: &'static str,
+    /// What happened, for the log.
+    pub detail: String,
+}
+
+impl std::fmt::Display for Forfeit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.detail)
+    }
+}
+
+impl std::error::Error for Forfeit {}
+
+/// Another engine speaking Hub on a pipe. Its lines are read on a thread
+/// of their own, so that an engine that does not answer in time is
+/// noticed ([`Forfeit`]) instead of waited for.
 pub struct HubPlayer {
     child: Child,
     input: ChildStdin,
-    output: BufReader<ChildStdout>,
+    lines: Receiver<String>,
     command: String,
+    /// What the engine may take past the time of its move.
+    margin: Duration,
 }
 
 impl HubPlayer {
-    /// Starts `command` (via `sh -c`) and runs the `hub`/`init` handshake.
-    pub fn start(command: &str) -> anyhow::Result<HubPlayer> {
+    /// Starts `command` (via `sh -c`) and runs the `hub`/`init` handshake,
+    /// which must be answered within `margin`.
+    pub fn start(command: &str, margin: Duration) -> anyhow::Result<HubPlayer> {
+        // A process group of its own, so that the engine is killed with
+        // whatever the shell started for it.
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(command)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
             .map_err(|e| anyhow::anyhow!("cannot start engine {command:?}: {e}"))?;
         let input = child.stdin.take().expect("piped stdin");
-        let output = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let output = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut output = BufReader::new(output);
+            while let Ok(Some(line)) = crate::limits::read_line(&mut output) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let mut p = HubPlayer {
             child,
             input,
-            output,
+            lines,
             command: command.to_string(),
+            margin,
         };
         p.send("hub")?;
-        p.wait_for("wait")?;
+        p.wait_for("wait", Duration::ZERO)?;
         p.send("init")?;
-        p.wait_for("ready")?;
+        p.wait_for("ready", Duration::ZERO)?;
         Ok(p)
     }
 
     fn send(&mut self, line: &str) -> anyhow::Result<()> {
         writeln!(self.input, "{line}")
             .and_then(|_| self.input.flush())
-            .map_err(|e| anyhow::anyhow!("engine {:?} closed its input: {e}", self.command))
+            .map_err(|e| {
+                Forfeit {
+                    reason: "engine gone",
+                    detail: format!("engine {:?} closed its input: {e}", self.command),
+                }
+                .into()
+            })
     }
 
-    fn read(&mut self) -> anyhow::Result<String> {
-        let mut line = String::new();
-        let n = self.output.read_line(&mut line)?;
-        anyhow::ensure!(n > 0, "engine {:?} ended its output", self.command);
-        Ok(line.trim().to_string())
-    }
-
-    fn wait_for(&mut self, word: &str) -> anyhow::Result<String> {
+    /// The first line starting with `word`, within `time` and the margin.
+    fn wait_for(&mut self, word: &str, time: Duration) -> anyhow::Result<String> {
+        let allowed = time.saturating_add(self.margin);
+        let deadline = Instant::now() + allowed;
         loop {
-            let l = self.read()?;
-            if l.split_whitespace().next() == Some(word) {
-                return Ok(l);
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(l) => {
+                    let l = l.trim().to_string();
+                    if l.split_whitespace().next() == Some(word) {
+                        return Ok(l);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    self.kill();
+                    return Err(Forfeit {
+                        reason: "no answer in time",
+                        detail: format!(
+                            "engine {:?} did not answer `{word}` within {:.1} s: killed",
+                            self.command,
+                            allowed.as_secs_f64()
+                        ),
+                    }
+                    .into());
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Forfeit {
+                        reason: "engine gone",
+                        detail: format!("engine {:?} ended its output", self.command),
+                    }
+                    .into())
+                }
             }
         }
+    }
+}
+
+impl HubPlayer {
+    /// Kills the engine's process group (the shell and what it started).
+    fn kill(&mut self) {
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
 impl Drop for HubPlayer {
     fn drop(&mut self) {
         let _ = self.send("quit");
-        let _ = self.child.wait();
+        // A second to quit, then it is killed.
+        for _ in 0..20 {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.kill();
     }
 }
 
@@ -282,7 +374,7 @@ impl Player for HubPlayer {
             hub_position(&game.start, SideLetters::Pydraughts),
             moves.join(" ")
         ))?;
-        let level = match tc {
+        let (level, time) = match tc {
             TimeControl::PerMove(l) => {
                 let mut s = String::from("level");
                 if let Some(d) = l.depth {
@@ -294,21 +386,35 @@ impl Player for HubPlayer {
                 if let Some(t) = l.time {
                     s.push_str(&format!(" move-time={:.3}", t.as_secs_f64()));
                 }
-                s
+                (s, l.time.unwrap_or(Duration::ZERO))
             }
-            TimeControl::Clock(_, inc) => format!("level time={:.3} inc={inc}", clock - inc),
+            TimeControl::Clock(_, inc) => (
+                format!("level time={:.3} inc={inc}", clock - inc),
+                crate::limits::duration(clock),
+            ),
         };
         self.send(&level)?;
         self.send("go think")?;
-        let done = self.wait_for("done")?;
+        let done = self.wait_for("done", time)?;
         let rest = done.strip_prefix("done").unwrap_or("");
         let mv = hub_args(rest)
             .into_iter()
             .find(|(k, _)| k == "move")
             .map(|(_, v)| v)
-            .ok_or_else(|| anyhow::anyhow!("engine said {done:?} without a move"))?;
-        parse_move(&game.current(), &mv)
-            .map_err(|e| anyhow::anyhow!("engine played {mv:?}, not legal here ({e:?})"))
+            .ok_or_else(|| Forfeit {
+                reason: "no move",
+                detail: format!("engine {:?} said {done:?} without a move", self.command),
+            })?;
+        parse_move(&game.current(), &mv).map_err(|e| {
+            Forfeit {
+                reason: "illegal move",
+                detail: format!(
+                    "engine {:?} played {mv:?}, not legal here ({e:?})",
+                    self.command
+                ),
+            }
+            .into()
+        })
     }
 }
 
@@ -419,9 +525,21 @@ pub fn play_game(
             clocks[idx] += inc;
         }
         let t0 = Instant::now();
-        let m = match side {
-            Color::Black => black.choose(&game, tc, clocks[idx])?,
-            Color::White => white.choose(&game, tc, clocks[idx])?,
+        let chosen = match side {
+            Color::Black => black.choose(&game, tc, clocks[idx]),
+            Color::White => white.choose(&game, tc, clocks[idx]),
+        };
+        let m = match chosen.map_err(|e| e.downcast::<Forfeit>()) {
+            Ok(m) => m,
+            Err(Ok(f)) => {
+                eprintln!("checkers: {f}: {side} loses the game");
+                let r = GameResult {
+                    outcome: Outcome::win_for(side.opposite()),
+                    reason: f.reason,
+                };
+                return Ok((game, r));
+            }
+            Err(Err(e)) => return Err(e),
         };
         if let TimeControl::Clock(..) = tc {
             clocks[idx] -= t0.elapsed().as_secs_f64();
@@ -470,16 +588,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let opts_a = SearchOptions::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?;
     let opts_b = SearchOptions::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
+    let margin = crate::limits::duration(args.engine_margin);
     let tc = match &args.clock {
         Some(c) => {
             let (t, i) = c.split_once('+').unwrap_or((c.as_str(), "0"));
-            let t: f64 = t
-                .parse()
-                .map_err(|_| anyhow::anyhow!("--clock {c:?}: expected SECONDS+INC"))?;
-            let i: f64 = i
-                .parse()
-                .map_err(|_| anyhow::anyhow!("--clock {c:?}: expected SECONDS+INC"))?;
-            anyhow::ensure!(t > 0.0 && i >= 0.0, "--clock {c:?}: times must be positive");
+            let bad = |why: &str| {
+                crate::limits::UsageError(format!("--clock {c:?}: expected SECONDS+INC, {why}"))
+            };
+            let t: f64 = t.parse().map_err(|_| bad("not numbers"))?;
+            let i: f64 = i.parse().map_err(|_| bad("not numbers"))?;
+            crate::limits::check_seconds(t).map_err(|e| bad(&format!("SECONDS: {e}")))?;
+            if i != 0.0 {
+                crate::limits::check_seconds(i).map_err(|e| bad(&format!("INC: {e}")))?;
+            }
             TimeControl::Clock(t, i)
         }
         None => TimeControl::PerMove(super::bestmove::limits(args.time, args.depth, args.nodes)?),
@@ -492,8 +613,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     if let Some(g) = args.games {
+        crate::limits::usage(g <= jobs.len(), || {
+            format!(
+                "--games {g}: --ballots {} gives {} games (each ballot with both colours); \
+                 give at most that many",
+                args.ballots,
+                jobs.len()
+            )
+        })?;
         jobs.truncate(g);
     }
+    // The engines playing at once: A, and B with --self, per game.
+    let engines = if args.self_play { 2 } else { 1 } * args.threads.min(jobs.len().max(1));
+    crate::limits::fits_memory(
+        &format!("--tt-mb {} for {engines} engines at once", args.tt_mb),
+        (args.tt_mb as u128 * engines as u128).checked_mul(1 << 20),
+    )?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let oracle: &dyn Oracle = &*oracle;
     let referee = Referee {
@@ -518,18 +653,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         jobs.par_iter()
             .map(|(i, ballot, a_color)| {
                 let mut a = EnginePlayer::new(opts_a.clone(), args.tt_mb, oracle, args.egdb_pieces);
-                let mut b: Box<dyn Player> = match &args.engine_cmd {
-                    Some(cmd) => Box::new(HubPlayer::start(cmd)?),
-                    None => Box::new(EnginePlayer::new(
+                let b: anyhow::Result<Box<dyn Player>> = match &args.engine_cmd {
+                    Some(cmd) => HubPlayer::start(cmd, margin).map(|p| Box::new(p) as _),
+                    None => Ok(Box::new(EnginePlayer::new(
                         opts_b.clone(),
                         args.tt_mb,
                         oracle,
                         args.egdb_pieces,
-                    )),
+                    ))),
                 };
-                let (game, result) = match a_color {
-                    Color::Black => play_game(ballot.pos, &mut a, &mut *b, tc, &referee)?,
-                    Color::White => play_game(ballot.pos, &mut *b, &mut a, tc, &referee)?,
+                let (game, result) = match b.map_err(|e| e.downcast::<Forfeit>()) {
+                    Ok(mut b) => match a_color {
+                        Color::Black => play_game(ballot.pos, &mut a, &mut *b, tc, &referee)?,
+                        Color::White => play_game(ballot.pos, &mut *b, &mut a, tc, &referee)?,
+                    },
+                    // B did not start: it loses the game unplayed.
+                    Err(Ok(f)) => {
+                        eprintln!("checkers: {f}: it loses the game");
+                        let r = GameResult {
+                            outcome: Outcome::win_for(*a_color),
+                            reason: f.reason,
+                        };
+                        (GameRecord::new(ballot.pos), r)
+                    }
+                    Err(Err(e)) => return Err(e),
                 };
                 let a_score = match (result.outcome, a_color) {
                     (Outcome::Draw, _) => 0.5,

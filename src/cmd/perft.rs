@@ -9,7 +9,8 @@ use std::time::Instant;
 /// Count move sequences of each length up to DEPTH.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Deepest ply to count.
+    /// Deepest ply to count (at most 30).
+    #[arg(value_parser = crate::limits::perft_depth)]
     pub depth: u32,
     /// Start position as PDN FEN (default: the initial position).
     #[arg(long)]
@@ -21,8 +22,8 @@ pub struct Args {
     /// instead of every capture path.
     #[arg(long)]
     pub distinct: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
+    /// Worker threads (default: all cores; at most 1024).
+    #[arg(long, value_parser = crate::limits::threads)]
     pub threads: Option<usize>,
     /// One JSON object per line.
     #[arg(long)]

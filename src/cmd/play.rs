@@ -6,7 +6,7 @@ use crate::oracle::Needs;
 use engine::notation::fen::to_fen;
 use engine::search::{score_text, Limits, Searcher};
 use engine::{Color, Move, Position};
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::time::Duration;
 
 /// Play a game against the engine: type moves in PDN (`11-15`, `15x24`,
@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub fen: Option<String>,
     /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
 }
 
@@ -278,37 +278,32 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut game = GameRecord::new(start);
     let stdin = std::io::stdin();
     let mut input = stdin.lock();
-    let mut out = std::io::stdout();
-    writeln!(
-        out,
-        "You play {human}. Type moves like 11-15 or 15x24; `moves` lists them, `quit` stops."
-    )?;
+    println!("You play {human}. Type moves like 11-15 or 15x24; `moves` lists them, `quit` stops.");
     let outcome = loop {
         let pos = game.current();
-        writeln!(out, "\n{}", pos.diagram())?;
+        println!("\n{}", pos.diagram());
         if pos.is_terminal() {
             let winner = pos.side_to_move().opposite();
-            writeln!(out, "{} has no move: {winner} wins.", pos.side_to_move())?;
+            println!("{} has no move: {winner} wins.", pos.side_to_move());
             break Outcome::win_for(winner);
         }
         if game.occurrences() >= 3 {
-            writeln!(out, "The position has occurred three times: draw.")?;
+            println!("The position has occurred three times: draw.");
             break Outcome::Draw;
         }
         if pos.side_to_move() == human {
-            write!(out, "your move> ")?;
-            out.flush()?;
-            let mut line = String::new();
-            if input.read_line(&mut line)? == 0 {
-                writeln!(out, "\nend of input: game left unfinished")?;
+            print!("your move> ");
+            std::io::stdout().flush()?;
+            let Some(line) = crate::limits::read_line(&mut input)? else {
+                println!("\nend of input: game left unfinished");
                 break Outcome::Unfinished;
-            }
+            };
             let line = line.trim();
             match line {
                 "" => continue,
                 "quit" | "q" | "exit" => break Outcome::Unfinished,
                 "moves" | "help" | "?" => {
-                    writeln!(out, "legal moves: {}", legal_list(&pos))?;
+                    println!("legal moves: {}", legal_list(&pos));
                     continue;
                 }
                 _ => {}
@@ -316,22 +311,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             match parse_move(&pos, line) {
                 Ok(m) => game.push(m),
                 Err(MoveInputError::Malformed) => {
-                    writeln!(
-                        out,
-                        "cannot read {line:?}; legal moves: {}",
-                        legal_list(&pos)
-                    )?;
+                    println!("cannot read {line:?}; legal moves: {}", legal_list(&pos));
                 }
                 Err(MoveInputError::Illegal) => {
-                    writeln!(
-                        out,
+                    println!(
                         "{line} is not legal here; legal moves: {}",
                         legal_list(&pos)
-                    )?;
+                    );
                 }
                 Err(MoveInputError::Ambiguous(ms)) => {
-                    writeln!(
-                        out,
+                    println!(
                         "{line} is ambiguous; give the captured squares after it, e.g. {}",
                         ms.iter()
                             .map(|m| format!(
@@ -342,19 +331,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                             ))
                             .collect::<Vec<_>>()
                             .join(" or ")
-                    )?;
+                    );
                 }
             }
         } else {
             let r = searcher.search(&pos, &limits, &*oracle, game.history());
             let m = r.best_move.expect("position is not terminal");
-            writeln!(
-                out,
+            println!(
                 "engine plays {m}   (score {}, depth {}, {} nodes)",
                 score_text(r.score),
                 r.depth,
                 r.nodes
-            )?;
+            );
             game.push(m);
         }
     };
@@ -370,11 +358,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ],
         outcome,
     );
-    writeln!(out, "\n{pdn}")?;
+    println!("\n{pdn}");
     if let Some(path) = &args.save {
         std::fs::write(path, &pdn)
             .map_err(|e| anyhow::anyhow!("cannot save the game to {}: {e}", path.display()))?;
-        writeln!(out, "saved to {}", path.display())?;
+        println!("saved to {}", path.display());
     }
     Ok(())
 }

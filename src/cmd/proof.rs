@@ -110,7 +110,7 @@ enum Command {
         src: Source,
         /// Endgame databases up to this many pieces (0: none), for a proof
         /// file (a store's proofs use the size each recorded).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
         egdb_pieces: u32,
     },
     /// The root of each proof, what it proves, and its moves with labels
@@ -122,7 +122,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         depth: usize,
         /// Endgame databases for leaf values (0: none).
-        #[arg(long, default_value_t = 0)]
+        #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
         egdb_pieces: u32,
         /// JSON output.
         #[arg(long)]

@@ -78,11 +78,11 @@ pub struct Args {
     /// Node budget per solver and binary question.
     #[arg(long, conflicts_with = "time")]
     pub nodes: Option<u64>,
-    /// Time limit per position, in seconds.
-    #[arg(long)]
+    /// Time limit per position, in seconds (at most 365 days).
+    #[arg(long, value_parser = crate::limits::seconds)]
     pub time: Option<f64>,
     /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
     /// Write the verified proofs to this file (format: docs/proof-format.txt).
     #[arg(long)]
@@ -96,13 +96,16 @@ pub struct Args {
     pub max_proof_nodes: usize,
     /// Table size per solver, in entries. A table takes a power of two
     /// of slots of 36 bytes (df-pn), at most 70% of them full: 302 MB for
-    /// the default, 2.4 GB for 40 M entries, 4.8 GB for 80 M.
-    #[arg(long, default_value_t = 4_000_000)]
+    /// the default, 2.4 GB for 40 M entries, 4.8 GB for 80 M (and no
+    /// more than the machine's memory).
+    #[arg(long, default_value_t = 4_000_000,
+          value_parser = crate::limits::held(crate::limits::TABLE_ENTRY_BYTES))]
     pub table_entries: usize,
     /// Most positions the retrograde analysis (--solver retro|all) may
-    /// enumerate (about 100 bytes each); past them it only bounds the
-    /// value.
-    #[arg(long, default_value_t = 30_000_000)]
+    /// enumerate (about 100 bytes each, within the machine's memory);
+    /// past them it only bounds the value.
+    #[arg(long, default_value_t = 30_000_000,
+          value_parser = crate::limits::held(crate::limits::RETRO_POSITION_BYTES))]
     pub retro_positions: usize,
     /// Let df-pn build on results that rely on a repetition before they
     /// are checked (faster proofs of draws in king endings, slower
@@ -122,7 +125,8 @@ pub struct Args {
         long,
         value_name = "SECS",
         default_value_t = 900.0,
-        requires = "checkpoint"
+        requires = "checkpoint",
+        value_parser = crate::limits::seconds
     )]
     pub checkpoint_every: f64,
     /// Proof store: its results are leaves of the search, and every
@@ -187,16 +191,6 @@ impl StoreOut {
     }
 }
 
-/// The duration of the option `name` given in seconds: positive and
-/// finite.
-fn seconds(name: &str, secs: f64) -> anyhow::Result<Duration> {
-    anyhow::ensure!(
-        secs.is_finite() && secs > 0.0,
-        "{name} must be a positive number of seconds, not {secs}"
-    );
-    Ok(Duration::from_secs_f64(secs))
-}
-
 /// Runs `checkers solve`.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.store.as_deref().map(StoreOut::open).transpose()?;
@@ -238,7 +232,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             (None, Some(_)) => u64::MAX,
             (None, None) => 10_000_000,
         },
-        time: args.time.map(|s| seconds("--time", s)).transpose()?,
+        time: args.time.map(crate::limits::duration),
         proofs: !args.no_proof,
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
@@ -254,7 +248,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             }
             Some(path) => Some(CheckpointPlan {
                 path: path.clone(),
-                every: seconds("--checkpoint-every", args.checkpoint_every)?,
+                every: crate::limits::duration(args.checkpoint_every),
             }),
         },
     };

@@ -19,21 +19,23 @@ use std::path::PathBuf;
 /// Rust source (engine/src/eval/weights.rs) for the engine to embed.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Self-play games to generate (games already in --data count).
-    #[arg(long, default_value_t = 2000)]
+    /// Self-play games to generate (games already in --data count), at
+    /// most 1000000.
+    #[arg(long, default_value_t = 2000, value_parser = crate::limits::whole::<usize>(1, 1_000_000, "games"))]
     pub games: usize,
-    /// Search depth of the self-play games.
-    #[arg(long, default_value_t = 4)]
+    /// Search depth of the self-play games (1 to 100).
+    #[arg(long, default_value_t = 4, value_parser = crate::limits::depth)]
     pub depth: u32,
     /// Plies at the start of each game chosen at random among moves
-    /// within 25 centi-men of the best (depth-2 scores).
-    #[arg(long, default_value_t = 8)]
+    /// within 25 centi-men of the best (depth-2 scores), at most 200.
+    #[arg(long, default_value_t = 8, value_parser = crate::limits::whole::<usize>(0, 200, "plies"))]
     pub random_plies: usize,
     /// Evaluation that plays the games: hand or tuned.
     #[arg(long, default_value = "hand")]
     pub play_eval: String,
     /// Training positions: appended to as games finish, read back on a
-    /// restart (so an interrupted run resumes).
+    /// restart (so an interrupted run resumes). A regular file or a new
+    /// path; lines longer than 64 KiB are refused.
     #[arg(long, default_value = "tune-positions.tsv")]
     pub data: PathBuf,
     /// The ballots table.
@@ -42,11 +44,11 @@ pub struct Args {
     /// Where to write the fitted weights (Rust source).
     #[arg(long, default_value = "engine/src/eval/weights.rs")]
     pub out: PathBuf,
-    /// Gradient steps.
-    #[arg(long, default_value_t = 3000)]
+    /// Gradient steps (1 to 1000000).
+    #[arg(long, default_value_t = 3000, value_parser = crate::limits::whole::<usize>(1, 1_000_000, "steps"))]
     pub iterations: usize,
-    /// Threads for game generation.
-    #[arg(long, default_value_t = 2)]
+    /// Threads for game generation (at most 1024).
+    #[arg(long, default_value_t = 2, value_parser = crate::limits::threads)]
     pub threads: usize,
 }
 
@@ -149,8 +151,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let ballots = read_ballots(&args.ballots_file, "156")?;
     // Resume: count the games already in the data file.
-    let existing = std::fs::read_to_string(&args.data).unwrap_or_default();
-    let have = existing.lines().filter(|l| l.starts_with("#game")).count();
+    let mut have = 0;
+    for_each_line(&args.data, |_, line| {
+        have += usize::from(line.starts_with("#game"));
+        Ok(())
+    })?;
     if have > 0 {
         eprintln!(
             "tune: {} has {have} games; generating the rest",
@@ -197,23 +202,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
     drop(file);
 
-    let text = std::fs::read_to_string(&args.data)?;
     let mut samples = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    for_each_line(&args.data, |n, line| {
         if line.starts_with('#') || line.trim().is_empty() {
-            continue;
+            return Ok(());
         }
         let (fen, r) = line.split_once('\t').ok_or_else(|| {
-            anyhow::anyhow!("{}:{}: expected FEN<tab>result", args.data.display(), n + 1)
+            anyhow::anyhow!("{}:{n}: expected FEN<tab>result", args.data.display())
         })?;
-        let pos = parse_fen(fen)
-            .map_err(|e| anyhow::anyhow!("{}:{}: {e}", args.data.display(), n + 1))?;
+        let pos =
+            parse_fen(fen).map_err(|e| anyhow::anyhow!("{}:{n}: {e}", args.data.display()))?;
         let r: f32 = r
             .trim()
             .parse()
-            .map_err(|_| anyhow::anyhow!("{}:{}: bad result", args.data.display(), n + 1))?;
+            .map_err(|_| anyhow::anyhow!("{}:{n}: bad result", args.data.display()))?;
         samples.push(sample(&pos, r));
-    }
+        Ok(())
+    })?;
     anyhow::ensure!(
         samples.len() > 1000,
         "only {} training positions",
@@ -242,9 +247,40 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.depth,
         samples.len()
     );
-    std::fs::write(&args.out, w.to_rust_source(&header))
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", args.out.display()))?;
+    let source = w.to_rust_source(&header);
+    engine::durable::replace_file(&args.out, |f| f.write_all(source.as_bytes()))
+        .map_err(|e| anyhow::anyhow!("cannot write --out: {e}"))?;
     println!("wrote {}", args.out.display());
+    Ok(())
+}
+
+/// Calls `each` with the number (from 1) and text of every line of the
+/// data file `path`, streamed; nothing when it does not exist yet. Only a
+/// regular file is read (a device such as /dev/zero never ends), and a
+/// line longer than [`crate::limits::MAX_LINE`] is an error naming it.
+fn for_each_line(
+    path: &std::path::Path,
+    mut each: impl FnMut(usize, &str) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => anyhow::bail!("--data {}: {e}", path.display()),
+        Ok(m) if !m.is_file() => anyhow::bail!(
+            "--data {}: not a regular file (a device, folder or pipe): refused",
+            path.display()
+        ),
+        Ok(_) => {}
+    }
+    let file = std::fs::File::open(path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let mut input = std::io::BufReader::new(file);
+    let mut n = 0;
+    while let Some(line) = crate::limits::read_line(&mut input)
+        .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), n + 1))?
+    {
+        n += 1;
+        each(n, &line)?;
+    }
     Ok(())
 }
 

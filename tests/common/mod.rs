@@ -11,3 +11,89 @@ pub fn temp_dir(name: &str) -> TempDir {
         .tempdir()
         .unwrap()
 }
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How a run of the binary ended.
+#[allow(dead_code)] // each test file uses a part
+#[derive(Debug)]
+pub struct Ran {
+    /// The exit status, `None` when a signal ended it (or the timeout).
+    pub code: Option<i32>,
+    /// Whether it was killed for running past the timeout.
+    pub timed_out: bool,
+    /// Standard output and error, as text.
+    pub stdout: String,
+    pub stderr: String,
+    /// How long it ran.
+    pub took: Duration,
+}
+
+#[allow(dead_code)]
+impl Ran {
+    /// A panic (exit status 101, a message) or a signal (an abort).
+    pub fn crashed(&self) -> bool {
+        self.code.is_none() || self.code == Some(101) || self.stderr.contains("panicked")
+    }
+}
+
+/// Runs `checkers ARGS` in `dir` with `env` set, `stdin` as its input
+/// (none: an empty input), killed after `timeout`.
+#[allow(dead_code)]
+pub fn run_checkers(
+    args: &[&str],
+    dir: &Path,
+    env: &[(&str, &str)],
+    stdin: Option<&[u8]>,
+    timeout: Duration,
+) -> Ran {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_checkers"));
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().expect("run checkers");
+    let input = stdin.unwrap_or_default().to_vec();
+    let mut pipe = child.stdin.take().expect("stdin");
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let reader = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = r.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = reader(Box::new(child.stdout.take().expect("stdout")));
+    let err = reader(Box::new(child.stderr.take().expect("stderr")));
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = start.elapsed();
+    let _ = feeder.join();
+    Ran {
+        code: if timed_out { None } else { status.code() },
+        timed_out,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        took,
+    }
+}

@@ -3,7 +3,8 @@
 //! Accepted: the side to move (`B` or `W`), then the two colour lists in
 //! either order, each a comma-separated list of squares (1-32), ranges
 //! (`21-32`) and kings (`K` before a square or range); spaces after commas,
-//! an empty list and a trailing `.` are tolerated. Printed: the canonical
+//! an empty list (`B:W:B1`) and a trailing `.` are tolerated, a missing
+//! one is not (`B` alone is an error, not an empty board). Printed: the canonical
 //! CheckerBoard form, side, `:W` list ascending, `:B` list ascending, kings
 //! inline (`W:WK3,21:B9,K30`).
 
@@ -59,7 +60,9 @@ pub fn parse_setup(text: &str) -> Result<Setup, FenError> {
         return Err(FenError::Empty);
     }
     let fields: Vec<&str> = text.split(':').collect();
-    if fields.len() > 3 {
+    // Both lists must be there, even empty (`B:W:B1`): a lone `B` is not
+    // an empty board.
+    if fields.len() != 3 {
         return Err(FenError::FieldCount(fields.len()));
     }
     let side = match fields[0].trim() {
@@ -207,6 +210,9 @@ mod tests {
         let p = parse_fen("W:WK19,K23:B12,K28").unwrap();
         assert_eq!(to_fen(&p), "W:WK19,K23:B12,K28");
         assert_eq!(parse_fen(""), Err(FenError::Empty));
+        assert_eq!(parse_fen("B"), Err(FenError::FieldCount(1)));
+        assert_eq!(parse_fen("B:W21"), Err(FenError::FieldCount(2)));
+        assert!(parse_fen("B:W:B1").is_ok());
         assert!(matches!(parse_fen("X:W1:B2"), Err(FenError::BadSide(_))));
         assert!(matches!(parse_fen("B:W33:B2"), Err(FenError::BadSquare(_))));
         assert!(matches!(parse_fen("B:W3-1:B9"), Err(FenError::BadRange(_))));

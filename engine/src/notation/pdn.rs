@@ -52,7 +52,36 @@ pub enum PdnError {
     /// The text holds no game.
     #[error("not PDN: no game found (no tag pair and no move)")]
     NoGames,
+    /// The file is larger than [`MAX_FILE_BYTES`] (or never ends: a
+    /// device, a pipe).
+    #[error("{path}: larger than {limit} bytes, the most a PDN file may hold here")]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// [`MAX_FILE_BYTES`].
+        limit: u64,
+    },
+    /// One game's text is longer than [`MAX_GAME_BYTES`].
+    #[error("game {number} (line {line}) is longer than {limit} bytes, the most a game may take")]
+    GameTooLarge {
+        /// The game's number in the text.
+        number: usize,
+        /// Its first line.
+        line: usize,
+        /// [`MAX_GAME_BYTES`].
+        limit: usize,
+    },
 }
+
+/// Largest PDN file read: 1 GiB (the ACF archive of 9,377 games takes
+/// 4.3 MB). The file is read in pieces, each checked for binary data as
+/// it comes, so `/dev/zero` or `/dev/urandom` is refused at once and an
+/// endless pipe of text at this size.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Longest text of one game (tags, moves, comments): 1 MiB, a thousand
+/// times a long annotated game.
+pub const MAX_GAME_BYTES: usize = 1 << 20;
 
 /// Why one game does not replay.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -147,24 +176,52 @@ impl Game {
     }
 }
 
-/// Turns file bytes into text: UTF-8 when valid, else Latin-1 (older PDN
-/// files). Binary data (a NUL byte) is refused.
+/// Turns file bytes into text: UTF-8 when valid (a leading byte-order
+/// mark is dropped), else Latin-1 (older PDN files). Binary data (a NUL
+/// byte) is refused.
 pub fn decode(bytes: &[u8]) -> Result<Cow<'_, str>, PdnError> {
     if let Some(offset) = bytes.iter().position(|&b| b == 0) {
         return Err(PdnError::Binary { offset });
     }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     Ok(match std::str::from_utf8(bytes) {
         Ok(s) => Cow::Borrowed(s),
         Err(_) => Cow::Owned(bytes.iter().map(|&b| b as char).collect()),
     })
 }
 
-/// Reads every game of the PDN file at `path`.
+/// Reads every game of the PDN file at `path` (at most
+/// [`MAX_FILE_BYTES`], refused at the first NUL byte as it is read).
 pub fn read_file(path: &Path) -> Result<Vec<Game>, PdnError> {
-    let bytes = std::fs::read(path).map_err(|error| PdnError::Io {
-        path: path.display().to_string(),
+    use std::io::Read;
+    let name = || path.display().to_string();
+    let io = |error| PdnError::Io {
+        path: name(),
         error,
-    })?;
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        let n = match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        if let Some(i) = chunk[..n].iter().position(|&b| b == 0) {
+            return Err(PdnError::Binary {
+                offset: bytes.len() + i,
+            });
+        }
+        if (bytes.len() + n) as u64 > MAX_FILE_BYTES {
+            return Err(PdnError::TooLarge {
+                path: name(),
+                limit: MAX_FILE_BYTES,
+            });
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
     read_games(&decode(&bytes)?)
 }
 
@@ -179,6 +236,7 @@ pub fn read_games(text: &str) -> Result<Vec<Game>, PdnError> {
         line: 1,
         games: Vec::new(),
         current: None,
+        current_at: 0,
         first_token: true,
     };
     r.run()?;
@@ -326,6 +384,8 @@ struct Reader<'a> {
     line: usize,
     games: Vec<Game>,
     current: Option<GameBuilder>,
+    /// Byte offset where the current game started.
+    current_at: usize,
     /// Whether no significant token has been read yet.
     first_token: bool,
 }
@@ -349,6 +409,7 @@ impl<'a> Reader<'a> {
         if self.current.is_none() {
             let n = self.games.len() + 1;
             self.current = Some(GameBuilder::new(n, self.line));
+            self.current_at = self.at;
         }
         self.current.as_mut().expect("just set")
     }
@@ -408,6 +469,15 @@ impl<'a> Reader<'a> {
 
     fn run(&mut self) -> Result<(), PdnError> {
         loop {
+            if let Some(g) = &self.current {
+                if self.at - self.current_at > MAX_GAME_BYTES {
+                    return Err(PdnError::GameTooLarge {
+                        number: g.game.number,
+                        line: g.game.line,
+                        limit: MAX_GAME_BYTES,
+                    });
+                }
+            }
             self.skip_space();
             let Some(b) = self.peek() else { break };
             let line = self.line;
@@ -804,6 +874,33 @@ over lines } 1. 11-15 $1 23-19! 2.8-11 (2. 9-14 (2. 10-14) 22-17) 22-17?!
         assert!(matches!(g[0].error, Some(GameError::WrongGameType { .. })));
         let g = read_games("[FEN \"B:W1:B2\"]\n1. 2-6 *").unwrap();
         assert!(matches!(g[0].error, Some(GameError::BadFen { .. })));
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_dropped() {
+        let g = read_games(&decode(b"\xEF\xBB\xBF[Event \"x\"]\n1. 9-13 *").unwrap()).unwrap();
+        assert_eq!(g.len(), 1);
+        assert!(g[0].is_legal(), "{:?}", g[0].error);
+        assert_eq!(g[0].tag("Event"), Some("x"));
+    }
+
+    #[test]
+    fn endless_or_huge_input_is_refused_not_held() {
+        // A device that never ends: refused at its first NUL byte.
+        if Path::new("/dev/zero").exists() {
+            assert!(matches!(
+                read_file(Path::new("/dev/zero")),
+                Err(PdnError::Binary { offset: 0 })
+            ));
+        }
+        let long = format!(
+            "[Event \"x\"]\n{{{}}}\n1. 9-13 *",
+            "a".repeat(MAX_GAME_BYTES)
+        );
+        assert!(matches!(
+            read_games(&long),
+            Err(PdnError::GameTooLarge { number: 1, .. })
+        ));
     }
 
     #[test]

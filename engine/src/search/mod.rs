@@ -183,10 +183,21 @@ impl Searcher {
         Searcher::with_options(tt_mb, SearchOptions::default())
     }
 
-    /// A searcher with the given options.
+    /// A searcher with the given options. Panics when the table cannot be
+    /// allocated; see [`Searcher::try_with_options`].
     pub fn with_options(tt_mb: usize, options: SearchOptions) -> Searcher {
-        Searcher {
-            tt: Table::new(tt_mb),
+        Searcher::try_with_options(tt_mb, options).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A searcher with the given options, or an error when its table of
+    /// `tt_mb` MiB cannot be allocated (a size past the address space, or
+    /// refused by the system) instead of an abort.
+    pub fn try_with_options(
+        tt_mb: usize,
+        options: SearchOptions,
+    ) -> Result<Searcher, tt::TableTooLarge> {
+        Ok(Searcher {
+            tt: Table::try_new(tt_mb)?,
             options,
             history: Box::new([[0; 32]; 32]),
             killers: [[None; 2]; MAX_PLY],
@@ -205,7 +216,7 @@ impl Searcher {
             pv_len: [0; MAX_PLY],
             oracle_on: true,
             probe_max_pieces: 32,
-        }
+        })
     }
 
     /// The flag that interrupts a running search (set it from another

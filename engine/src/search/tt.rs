@@ -82,21 +82,42 @@ pub struct Table {
     generation: u8,
 }
 
+/// A table size the machine cannot hold: more than fits an address, or
+/// an allocation the system refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("a transposition table of {mb} MiB cannot be allocated")]
+pub struct TableTooLarge {
+    /// The size asked for, in MiB.
+    pub mb: usize,
+}
+
 impl Table {
-    /// A table of about `mb` mebibytes (at least one bucket).
+    /// A table of about `mb` mebibytes (at least one bucket). Panics when
+    /// it cannot be allocated; see [`Table::try_new`].
     pub fn new(mb: usize) -> Table {
-        let bytes = mb.max(1) << 20;
+        Table::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A table of about `mb` mebibytes (at least one bucket), or an error
+    /// when the size does not fit an address or the allocation is refused
+    /// (instead of an abort).
+    pub fn try_new(mb: usize) -> Result<Table, TableTooLarge> {
+        let too_large = TableTooLarge { mb };
+        let bytes = mb.max(1).checked_mul(1 << 20).ok_or(too_large.clone())?;
         let n = (bytes / std::mem::size_of::<[Entry; 2]>()).max(1);
         let n = if n.is_power_of_two() {
             n
         } else {
             n.next_power_of_two() / 2
         };
-        Table {
-            buckets: vec![[Entry::default(); 2]; n],
+        let mut buckets = Vec::new();
+        buckets.try_reserve_exact(n).map_err(|_| too_large)?;
+        buckets.resize(n, [Entry::default(); 2]);
+        Ok(Table {
+            buckets,
             mask: n as u64 - 1,
             generation: 0,
-        }
+        })
     }
 
     /// Empties every bucket.
@@ -202,6 +223,14 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_past_the_address_space_is_an_error_not_an_abort() {
+        for mb in [usize::MAX, usize::MAX >> 20, 1 << 50] {
+            assert_eq!(Table::try_new(mb).err(), Some(TableTooLarge { mb }));
+        }
+        assert!(Table::try_new(1).is_ok());
+    }
 
     #[test]
     fn store_and_probe_both_levels() {

@@ -1,0 +1,288 @@
+//! The numbers the command line takes, checked in one place: durations,
+//! thread counts, memory sizes, depths and piece counts. Each check is a
+//! clap value parser, so a bad value is a usage error (exit status 2)
+//! naming the option, the value and the limit, before anything runs; a
+//! limit that depends on several options together is a [`UsageError`],
+//! which `main` also turns into exit status 2.
+
+use std::time::Duration;
+
+/// Longest duration an option takes: 365 days, in seconds. Past it a
+/// number of seconds is a mistake (and `1e30` does not fit a
+/// [`Duration`]).
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Most worker threads a command starts. More than the machine's cores
+/// only slows a run down; past this many it is a typing mistake (and
+/// four thousand million threads never end starting).
+pub const MAX_THREADS: usize = 1024;
+
+/// Deepest nominal search depth an option takes (the search stops
+/// extending well before its path limit of 128 plies).
+pub const MAX_DEPTH: u32 = 100;
+
+/// Deepest perft: the counts of the initial position pass `u64` well
+/// before it, and depth 20 already takes days.
+pub const MAX_PERFT_DEPTH: u32 = 30;
+
+/// An error in the options that clap could not see alone (a product of
+/// two of them, a count larger than what it counts): `main` reports it
+/// like clap's own errors, with exit status 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Fails with a [`UsageError`] saying `why` unless `ok`.
+pub fn usage(ok: bool, why: impl FnOnce() -> String) -> anyhow::Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(UsageError(why()).into())
+    }
+}
+
+/// A number of seconds: positive, finite and at most [`MAX_SECONDS`].
+/// Use it with [`duration`] once parsed.
+pub fn seconds(text: &str) -> Result<f64, String> {
+    let s: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, not {text:?}"))?;
+    check_seconds(s)
+}
+
+/// [`seconds`] of a number already read (a Hub `level`, a `--clock`).
+pub fn check_seconds(s: f64) -> Result<f64, String> {
+    if s.is_finite() && s > 0.0 && s <= MAX_SECONDS {
+        Ok(s)
+    } else {
+        Err(format!(
+            "expected a positive number of seconds, at most {MAX_SECONDS} (365 days)"
+        ))
+    }
+}
+
+/// The duration of seconds checked by [`seconds`] (a value past the
+/// limits is clamped into them, never a panic).
+pub fn duration(secs: f64) -> Duration {
+    let s = if secs.is_nan() { 0.0 } else { secs };
+    Duration::from_secs_f64(s.clamp(0.0, MAX_SECONDS))
+}
+
+/// A number of worker threads, 1 to [`MAX_THREADS`].
+pub fn threads(text: &str) -> Result<usize, String> {
+    bounded(text, 1, MAX_THREADS as u64, "threads").map(|n| n as usize)
+}
+
+/// A nominal search depth, 1 to [`MAX_DEPTH`] plies.
+pub fn depth(text: &str) -> Result<u32, String> {
+    bounded(text, 1, MAX_DEPTH as u64, "plies").map(|n| n as u32)
+}
+
+/// A perft depth, 0 to [`MAX_PERFT_DEPTH`].
+pub fn perft_depth(text: &str) -> Result<u32, String> {
+    bounded(text, 0, MAX_PERFT_DEPTH as u64, "plies").map(|n| n as u32)
+}
+
+/// The largest piece count of the endgame databases to use, 0 (none) to
+/// [`engine::egdb::index::MAX_PIECES`].
+pub fn egdb_pieces(text: &str) -> Result<u32, String> {
+    let max = engine::egdb::index::MAX_PIECES as u64;
+    bounded(text, 0, max, "pieces").map(|n| n as u32)
+}
+
+/// A piece count of databases to build, probe or list, 2 to
+/// [`engine::egdb::index::MAX_PIECES`].
+pub fn slice_pieces(text: &str) -> Result<u32, String> {
+    let max = engine::egdb::index::MAX_PIECES as u64;
+    bounded(text, 2, max, "pieces").map(|n| n as u32)
+}
+
+/// A parser of whole numbers from `lo` to `hi` (`unit` names what they
+/// count, for the message), as the option's integer type.
+pub fn whole<T: TryFrom<u64>>(
+    lo: u64,
+    hi: u64,
+    unit: &'static str,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let n = bounded(text, lo, hi, unit)?;
+        T::try_from(n).map_err(|_| format!("{n} {unit} is too large for this machine"))
+    }
+}
+
+fn bounded(text: &str, lo: u64, hi: u64, unit: &str) -> Result<u64, String> {
+    let n: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a whole number from {lo} to {hi}, not {text:?}"))?;
+    if (lo..=hi).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("expected {lo} to {hi} {unit}"))
+    }
+}
+
+/// This machine's memory in bytes (`MemTotal` of /proc/meminfo), if
+/// known.
+pub fn machine_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line
+        .trim_start_matches("MemTotal:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Checks that `bytes` (what `what` asks for, `None` when it does not
+/// even fit a number) fits in this machine's memory, before anything is
+/// allocated: a request past it is a [`UsageError`] naming it, not an
+/// abort on the allocation. Where the memory is unknown, only a size that
+/// overflows is refused.
+pub fn fits_memory(what: &str, bytes: Option<u128>) -> anyhow::Result<()> {
+    let mib = |b: u128| b.div_ceil(1 << 20);
+    match (bytes, machine_memory()) {
+        (None, _) => Err(UsageError(format!("{what}: more memory than any machine has")).into()),
+        (Some(b), Some(total)) if b > total as u128 => Err(UsageError(format!(
+            "{what}: needs {} MiB, more than this machine's {} MiB of memory",
+            mib(b),
+            mib(total as u128)
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes a solver's table takes per entry, at most: slots of 36 bytes
+/// (df-pn), a power of two of them, at most 70% full (302 MB for 4 M
+/// entries).
+pub const TABLE_ENTRY_BYTES: u64 = 75;
+
+/// Bytes the retrograde analysis takes per position, about.
+pub const RETRO_POSITION_BYTES: u64 = 100;
+
+/// A parser of a count of things of `bytes` bytes each that are held in
+/// memory at once (table entries, positions): at least 1, and no more
+/// than this machine's memory holds.
+pub fn held(bytes: u64) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
+    move |text| {
+        let n: usize = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("expected a whole number, not {text:?}"))?;
+        if n == 0 {
+            return Err("expected at least 1".into());
+        }
+        let what = format!("{n} of {bytes} bytes each");
+        fits_memory(&what, (n as u128).checked_mul(bytes as u128)).map_err(|e| e.to_string())?;
+        Ok(n)
+    }
+}
+
+/// A size in MiB for one table: at least 1, and no more than this
+/// machine's memory.
+pub fn mebibytes(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("expected a number of MiB, not {text:?}"))?;
+    if n == 0 {
+        return Err("expected at least 1 MiB".into());
+    }
+    fits_memory("the table", Some((n as u128) << 20)).map_err(|e| e.to_string())?;
+    Ok(n)
+}
+
+/// Longest line read from an interactive input (the Hub protocol, a
+/// game on the terminal): 64 KiB, far more than any command needs.
+pub const MAX_LINE: usize = 1 << 16;
+
+/// The next line of `input` without its line end, `None` at the end; a
+/// line longer than [`MAX_LINE`] bytes (binary data, `/dev/zero`) is an
+/// error of kind `InvalidData`, read no further than the limit, so that
+/// such an input never fills the memory.
+pub fn read_line(input: &mut impl std::io::BufRead) -> std::io::Result<Option<String>> {
+    use std::io::{BufRead, Read};
+    let mut buf = Vec::new();
+    let n = (&mut *input)
+        .take(MAX_LINE as u64 + 1)
+        .read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+    } else if buf.len() > MAX_LINE {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("an input line longer than {MAX_LINE} bytes"),
+        ));
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_past_a_year_or_not_positive_are_refused() {
+        assert_eq!(seconds("1.5"), Ok(1.5));
+        for bad in ["0", "-1", "NaN", "inf", "1e30", "31536001", "x"] {
+            let e = seconds(bad).unwrap_err();
+            assert!(e.contains("seconds"), "{bad}: {e}");
+        }
+        assert!(seconds("1e30").unwrap_err().contains("31536000"));
+        assert_eq!(duration(1e30), Duration::from_secs_f64(MAX_SECONDS));
+        assert_eq!(duration(f64::NAN), Duration::ZERO);
+    }
+
+    #[test]
+    fn counts_name_their_limits() {
+        assert_eq!(threads("2"), Ok(2));
+        assert!(threads("0").unwrap_err().contains("1 to 1024 threads"));
+        assert!(threads("4294967296").unwrap_err().contains("1 to 1024"));
+        assert!(threads("18446744073709551616").is_err());
+        assert!(depth("101").unwrap_err().contains("1 to 100"));
+        assert_eq!(egdb_pieces("0"), Ok(0));
+        assert!(egdb_pieces("9").is_err());
+        assert!(slice_pieces("1").unwrap_err().contains("2 to 8"));
+    }
+
+    #[test]
+    fn a_line_past_the_limit_is_refused_unread() {
+        let mut text: &[u8] = b"hub\r\ninit\nlast";
+        assert_eq!(read_line(&mut text).unwrap().as_deref(), Some("hub"));
+        assert_eq!(read_line(&mut text).unwrap().as_deref(), Some("init"));
+        assert_eq!(read_line(&mut text).unwrap().as_deref(), Some("last"));
+        assert_eq!(read_line(&mut text).unwrap(), None);
+        let mut zeros = std::io::BufReader::new(std::io::repeat(0));
+        let e = read_line(&mut zeros).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn memory_past_the_machine_is_refused_before_allocating() {
+        assert_eq!(mebibytes("1"), Ok(1));
+        assert!(mebibytes("0").is_err());
+        for huge in ["4294967296", "18446744073709551615"] {
+            let e = mebibytes(huge).unwrap_err();
+            assert!(e.contains("memory"), "{e}");
+        }
+        assert!(fits_memory("x", None).is_err());
+    }
+}
