@@ -98,6 +98,10 @@ impl StoreProver<'_> {
                 c.stored
             )
         })?;
+        // Every position the proofs reach is a leaf for later searches.
+        for t in trees {
+            self.live.insert_tree(t);
+        }
         Ok(size)
     }
 }

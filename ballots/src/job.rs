@@ -9,7 +9,7 @@ use crate::line::MainLine;
 use engine::Position;
 use proofdb::Outcome;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// What a proof attempt gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,11 +125,19 @@ pub struct WalkSummary {
 }
 
 /// Walks `line` backward from its last ply to `first_ply`, proving each
-/// position with `prover` and recording each ply in `records`. Resumes: a
-/// ply already proved is skipped; an unproved one is retried only when the
-/// position budget is larger than the one it had. Stops at the first
-/// position it cannot prove, when the ballot budget is spent, or when
-/// `stop` is set. `on_ply` is called after each recorded ply.
+/// position with `prover` and recording each ply in `records`.
+///
+/// Budgets: a position first gets `budget.position`; one that resists is
+/// tried again with twice the budget it last had, as long as the ballot's
+/// budget has more than that left (the last try gets what is left), so a
+/// walk spends its whole ballot budget where it is stuck instead of
+/// stopping at the first hard ply. The ballot's budget counts the time
+/// the attempts report. Resumes: a proved ply is skipped; an unproved one
+/// goes on from twice the budget it had, so a rerun (with the same or a
+/// larger `--budget`) continues where the last one stopped. Ends when every
+/// ply is proved, when a ply resists every budget the ballot can still
+/// give, or when `stop` is set. `on_ply` is called after each recorded
+/// attempt.
 pub fn walk(
     line: &MainLine,
     first_ply: usize,
@@ -139,7 +147,7 @@ pub fn walk(
     stop: &AtomicBool,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
-    let start = Instant::now();
+    let mut spent = Duration::ZERO;
     let mut summary = WalkSummary {
         frontier: None,
         frontier_outcome: None,
@@ -149,69 +157,71 @@ pub fn walk(
     };
     let last = line.len();
     for ply in (first_ply..=last).rev() {
+        // The largest budget this ply has had without being proved.
+        let mut had = Duration::ZERO;
         if let Some(r) = records.get(ply) {
-            let retry = r.status == PlyStatus::Unproved
-                && budget.position.as_millis() as u64 > r.budget_millis;
             if r.status == PlyStatus::Proved {
                 summary.frontier = Some(ply);
                 summary.frontier_outcome = r.outcome;
                 continue;
             }
-            if !retry {
+            had = Duration::from_millis(r.budget_millis);
+        }
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                summary.end = WalkEnd::Interrupted;
+                return Ok(summary);
+            }
+            let left = budget.ballot.saturating_sub(spent);
+            let want = if had.is_zero() {
+                budget.position
+            } else {
+                budget.position.max(had.saturating_mul(2))
+            };
+            let this_budget = want.min(left);
+            if this_budget.is_zero() && had.is_zero() {
+                summary.end = WalkEnd::OutOfTime;
+                return Ok(summary);
+            }
+            if this_budget <= had {
+                // Nothing larger than what it already resisted is left.
                 summary.end = WalkEnd::Stuck { ply };
                 return Ok(summary);
             }
-        }
-        if stop.load(Ordering::Relaxed) {
-            summary.end = WalkEnd::Interrupted;
-            return Ok(summary);
-        }
-        let left = budget.ballot.saturating_sub(start.elapsed());
-        if left.is_zero() {
-            summary.end = WalkEnd::OutOfTime;
-            return Ok(summary);
-        }
-        let this_budget = budget.position.min(left);
-        let attempt = prover.prove(&line.position(ply), this_budget, stop)?;
-        summary.nodes += attempt.nodes;
-        summary.attempted += 1;
-        // Only an exact value lets the walk step back: a bound is kept (the
-        // prover stored it) but the ply stays open.
-        let exact = matches!(attempt.outcome, Some(Outcome::Exact(_)));
-        let interrupted = !exact && stop.load(Ordering::Relaxed);
-        if interrupted {
-            // Not a fair attempt: record nothing, so a resumed run retries.
-            summary.end = WalkEnd::Interrupted;
-            return Ok(summary);
-        }
-        let record = PlyRecord {
-            ply,
-            status: if exact {
-                PlyStatus::Proved
-            } else {
-                PlyStatus::Unproved
-            },
-            outcome: attempt.outcome,
-            nodes: attempt.nodes,
-            millis: attempt.millis,
-            proof_size: attempt.proof_size,
-            budget_millis: this_budget.as_millis() as u64,
-        };
-        records.put(&record)?;
-        on_ply(&record);
-        match record.status {
-            PlyStatus::Proved => {
-                summary.frontier = Some(ply);
-                summary.frontier_outcome = record.outcome;
-            }
-            PlyStatus::Unproved => {
-                summary.end = if this_budget < budget.position {
-                    WalkEnd::OutOfTime
-                } else {
-                    WalkEnd::Stuck { ply }
-                };
+            let attempt = prover.prove(&line.position(ply), this_budget, stop)?;
+            spent += Duration::from_millis(attempt.millis);
+            summary.nodes += attempt.nodes;
+            summary.attempted += 1;
+            // Only an exact value lets the walk step back: a bound is kept
+            // (the prover stored it) but the ply stays open.
+            let exact = matches!(attempt.outcome, Some(Outcome::Exact(_)));
+            if !exact && stop.load(Ordering::Relaxed) {
+                // Not a fair attempt: record nothing, so a resumed run
+                // retries.
+                summary.end = WalkEnd::Interrupted;
                 return Ok(summary);
             }
+            let record = PlyRecord {
+                ply,
+                status: if exact {
+                    PlyStatus::Proved
+                } else {
+                    PlyStatus::Unproved
+                },
+                outcome: attempt.outcome,
+                nodes: attempt.nodes,
+                millis: attempt.millis,
+                proof_size: attempt.proof_size,
+                budget_millis: this_budget.as_millis() as u64,
+            };
+            records.put(&record)?;
+            on_ply(&record);
+            if exact {
+                summary.frontier = Some(ply);
+                summary.frontier_outcome = record.outcome;
+                break;
+            }
+            had = had.max(this_budget);
         }
     }
     Ok(summary)
@@ -234,11 +244,12 @@ mod tests {
     impl PositionProver for PieceProver {
         fn prove(&self, pos: &Position, _b: Duration, _s: &AtomicBool) -> Result<Attempt, String> {
             self.calls.borrow_mut().push(pos.piece_count());
+            let proved = pos.piece_count() <= self.max_pieces;
             Ok(Attempt {
-                outcome: (pos.piece_count() <= self.max_pieces)
-                    .then_some(Outcome::Exact(Value::Draw)),
+                outcome: proved.then_some(Outcome::Exact(Value::Draw)),
                 nodes: 10,
-                millis: 1,
+                // A position it cannot prove takes the whole budget.
+                millis: if proved { 1 } else { _b.as_millis() as u64 },
                 proof_size: 3,
             })
         }
@@ -307,22 +318,42 @@ mod tests {
         };
         let mut recs = MemRecords::default();
         let stop = AtomicBool::new(false);
-        let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
+        let mut budgets = Vec::new();
+        let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |r| {
+            budgets.push((r.ply, r.budget_millis))
+        })
+        .unwrap();
         assert_eq!(s.frontier, Some(11));
         assert_eq!(s.end, WalkEnd::Stuck { ply: 10 });
-        assert_eq!(prover.calls.borrow().len(), 5);
-        // Same budget again: nothing is re-searched.
+        // Plies 14-11 proved at once; ply 10 tried with 1, 2, 4, 8 and 16 s,
+        // then with the rest of the ballot's 60 s.
+        let tries: Vec<u64> = budgets.iter().filter(|b| b.0 == 10).map(|b| b.1).collect();
+        assert_eq!(&tries[..5], &[1000, 2000, 4000, 8000, 16000]);
+        assert_eq!(tries.len(), 6);
+        assert!((28_000..29_000).contains(&tries[5]), "{tries:?}");
+        assert_eq!(prover.calls.borrow().len(), 10);
+        // Run again with the same budget: the stuck ply goes on from twice
+        // the budget it had, the proved plies are not searched again.
         let s2 = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
         assert_eq!(s2.frontier, Some(11));
-        assert_eq!(prover.calls.borrow().len(), 5);
-        // A larger budget retries the stuck ply only.
-        let bigger = Budget {
-            position: Duration::from_secs(2),
+        assert_eq!(s2.attempted, 1);
+        assert!(recs.0[&10].budget_millis >= 56_000, "{:?}", recs.0[&10]);
+        // A ballot budget no larger than what it resisted tries nothing.
+        let small = Budget {
+            ballot: Duration::from_secs(20),
             ..budget()
         };
-        let s3 = walk(&line, 3, &prover, &mut recs, bigger, &stop, &mut |_| {}).unwrap();
-        assert_eq!(s3.attempted, 1);
-        assert_eq!(s3.frontier, Some(11));
+        let s3 = walk(&line, 3, &prover, &mut recs, small, &stop, &mut |_| {}).unwrap();
+        assert_eq!(s3.attempted, 0);
+        assert_eq!(s3.end, WalkEnd::Stuck { ply: 10 });
+        // A prover that can do more proves it and the walk goes on.
+        let stronger = PieceProver {
+            max_pieces: 21,
+            calls: RefCell::new(vec![]),
+        };
+        let s4 = walk(&line, 3, &stronger, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
+        assert_eq!(s4.frontier, Some(10));
+        assert_eq!(s4.end, WalkEnd::Stuck { ply: 9 });
     }
 
     #[test]

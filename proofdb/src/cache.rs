@@ -1,6 +1,8 @@
-//! [`ResultCache`]: every stored outcome loaded into memory, for solvers
+//! [`ResultCache`]: every proved outcome loaded into memory, for solvers
 //! that look results up millions of times and do not need to see results
-//! stored after the load.
+//! stored after the load: the proved result rows, and every position that
+//! a stored proof reaches ([`crate::ProofTree::proved_positions`]), so
+//! that each later search finds all of it as leaves, not only the roots.
 
 use crate::error::{Result, StoreError};
 use crate::outcome::{Outcome, ResultSource};
@@ -15,12 +17,16 @@ pub struct ResultCache {
 }
 
 impl ResultCache {
-    /// Loads every result of `store`.
+    /// Loads every proved result of `store`, and what its proof trees
+    /// prove of the positions inside them.
     pub fn load(store: &Store) -> Result<ResultCache> {
         let mut map = HashMap::with_capacity(store.result_count()? as usize);
         store.for_each_result(|r| -> std::result::Result<(), StoreError> {
             map.insert(r.position, r.outcome);
             Ok(())
+        })?;
+        store.for_each_proved_tree(|tree| {
+            add_tree(&mut map, tree);
         })?;
         Ok(ResultCache { map })
     }
@@ -34,6 +40,27 @@ impl ResultCache {
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
+}
+
+/// Adds what `tree` (a verified proof) proves of each position it reaches,
+/// intersected with what `map` holds. A position where the two disagree
+/// keeps what `map` held (and cannot happen between verified proofs).
+fn add_tree(map: &mut HashMap<Position, Outcome>, tree: &crate::ProofTree) -> usize {
+    let mut added = 0;
+    for (p, o) in tree.proved_positions() {
+        match map.get(&p) {
+            None => {
+                map.insert(p, o);
+                added += 1;
+            }
+            Some(held) => {
+                if let Ok(x) = held.intersect(o) {
+                    map.insert(p, x);
+                }
+            }
+        }
+    }
+    added
 }
 
 impl ResultSource for ResultCache {
@@ -74,6 +101,13 @@ impl LiveResults {
         };
         map.insert(pos, merged);
         Ok(())
+    }
+
+    /// Adds what the verified proof `tree` proves of every position it
+    /// reaches (its root included).
+    pub fn insert_tree(&self, tree: &crate::ProofTree) {
+        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
+        add_tree(&mut map, tree);
     }
 
     /// Number of positions held.

@@ -104,3 +104,58 @@ pub struct ProofTree {
     /// Every position of the proof with its entry; the root is among them.
     pub nodes: Vec<(Position, ProofEntry)>,
 }
+
+impl ProofTree {
+    /// What the proof establishes at every position it reaches from its
+    /// root (entries it does not reach are not checked by the verifier and
+    /// give nothing): where the proving side is to move, a win (win and
+    /// loss questions) or at least a draw (draw questions); where its
+    /// opponent is, the mirror. Meaningful only for a verified proof. A
+    /// prover move that is not legal, or an opponent reply the proof does
+    /// not list, ends the walk there.
+    pub fn proved_positions(&self) -> Vec<(Position, crate::Outcome)> {
+        use crate::Outcome;
+        use engine::Value;
+        use std::collections::{HashMap, HashSet};
+        let entries: HashMap<Position, ProofEntry> = self.nodes.iter().copied().collect();
+        let root_side = self.root.side_to_move();
+        let prover = if self.question.prover_moves_first() {
+            root_side
+        } else {
+            root_side.opposite()
+        };
+        let decisive = !self.question.allows_cycles();
+        let outcome_at = |p: &Position| match (p.side_to_move() == prover, decisive) {
+            (true, true) => Outcome::Exact(Value::Win),
+            (false, true) => Outcome::Exact(Value::Loss),
+            (true, false) => Outcome::AtLeastDraw,
+            (false, false) => Outcome::AtMostDraw,
+        };
+        let mut seen: HashSet<Position> = HashSet::new();
+        let mut out = Vec::new();
+        let mut todo = vec![self.root];
+        while let Some(p) = todo.pop() {
+            let Some(entry) = entries.get(&p) else {
+                continue;
+            };
+            if !seen.insert(p) {
+                continue;
+            }
+            out.push((p, outcome_at(&p)));
+            match entry {
+                ProofEntry::Leaf(_) => {}
+                ProofEntry::Prover(m) => {
+                    if let Some(c) = p.moves().iter().find(|x| x.same_move(m)) {
+                        todo.push(p.play_unchecked(c));
+                    }
+                }
+                ProofEntry::Opponent => {
+                    for m in p.moves().iter() {
+                        todo.push(p.play_unchecked(m));
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -397,6 +397,26 @@ impl Store {
         Ok(self.tree_infos(Some(id))?.into_iter().next())
     }
 
+    /// Calls `f` on every stored proof tree that backs its root's proved
+    /// result (sealed, unchanged, agreeing with the result), loaded whole;
+    /// a damaged tree is skipped.
+    pub fn for_each_proved_tree(&self, mut f: impl FnMut(&ProofTree)) -> Result<()> {
+        for info in self.trees()? {
+            let Some(rec) = self.get_record(&info.root)? else {
+                continue;
+            };
+            if rec.outcome.intersect(info.question.outcome()) != Ok(rec.outcome) {
+                continue;
+            }
+            match self.get_tree_by_id(info.id) {
+                Ok(Some(tree)) => f(&tree),
+                Ok(None) | Err(crate::error::StoreError::Corrupt { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Whether a tree proving `question` at `root` agrees with what the
     /// store holds there: the proved result and the other trees' claims.
     pub fn tree_fits(&self, root: &Position, question: Question) -> Result<bool> {

@@ -271,3 +271,50 @@ fn field(line: &str, key: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();
     v[key].as_str().unwrap().to_string()
 }
+
+#[test]
+fn every_position_a_stored_proof_reaches_is_known() {
+    let tmp = temp_dir("inside");
+    let s = Store::open(tmp.path().join("s.sqlite")).unwrap();
+    // Black jumps 14x23 and White has nothing left.
+    let root = parse_fen("B:W18:B14").unwrap();
+    let m = root.moves().as_slice()[0];
+    let child = root.play_unchecked(&m);
+    let stray = parse_fen("B:W19:B15").unwrap();
+    let tree = ProofTree {
+        root,
+        question: Question::Win,
+        nodes: vec![
+            (root, ProofEntry::Prover(m)),
+            (child, ProofEntry::Leaf(LeafSource::Terminal)),
+            // Not reached from the root: proves nothing.
+            (stray, ProofEntry::Leaf(LeafSource::Terminal)),
+        ],
+    };
+    assert_eq!(
+        tree.proved_positions(),
+        vec![
+            (root, Outcome::Exact(Value::Win)),
+            (child, Outcome::Exact(Value::Loss))
+        ]
+    );
+    let rec = ResultRecord::new(root, Outcome::Exact(Value::Win), prov(), 2);
+    s.put_proof(&rec, &[tree.clone()], "t").unwrap();
+    let cache = ResultCache::load(&s).unwrap();
+    assert_eq!(cache.lookup(&child), Some(Outcome::Exact(Value::Loss)));
+    assert_eq!(cache.lookup(&stray), None);
+    // Not served by the row lookups: only the search caches use them.
+    assert_eq!(s.lookup(&child), None);
+    let live = LiveResults::default();
+    live.insert_tree(&tree);
+    assert_eq!(live.lookup(&child), Some(Outcome::Exact(Value::Loss)));
+    // A draw proof gives bounds.
+    let draw = ProofTree {
+        question: Question::AtMostDraw,
+        ..tree
+    };
+    assert_eq!(
+        draw.proved_positions(),
+        vec![(root, Outcome::AtMostDraw), (child, Outcome::AtLeastDraw)]
+    );
+}

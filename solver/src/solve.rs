@@ -776,16 +776,34 @@ fn search_here(
             }
         }
         Ask::Value => {
-            let (w, bw) = ask(Value::Win, share(deadline, 2), &mut runs, &mut proofs)?;
+            // The budget goes to the question still open: a draw question
+            // that the databases or the store already settle at the root
+            // is asked first (it costs nothing), and the win question gets
+            // all the time; otherwise the win question gets half, the draw
+            // question the rest, and what the draw question leaves goes
+            // back to a win question still open.
+            let draw_settled = leaves.classify(&root, Value::Draw).is_some()
+                && leaves.classify(&root, Value::Win).is_none();
+            let (mut w, mut bw) = (Status::Unknown, None);
+            if !draw_settled {
+                (w, bw) = ask(Value::Win, share(deadline, 2), &mut runs, &mut proofs)?;
+            }
             if w == Status::Success {
                 outcome = Some(Outcome::Exact(Value::Win));
                 best_move = bw;
             } else {
                 let (d, bd) = ask(Value::Draw, deadline, &mut runs, &mut proofs)?;
-                if d == Status::Success {
-                    best_move = bd;
+                let time_left = deadline.is_none_or(|d| Instant::now() < d);
+                if w == Status::Unknown && d == Status::Success && time_left {
+                    (w, bw) = ask(Value::Win, deadline, &mut runs, &mut proofs)?;
                 }
+                best_move = match (w, d) {
+                    (Status::Success, _) => bw,
+                    (_, Status::Success) => bd,
+                    _ => None,
+                };
                 outcome = match (w, d) {
+                    (Status::Success, _) => Some(Outcome::Exact(Value::Win)),
                     (_, Status::Failure) => Some(Outcome::Exact(Value::Loss)),
                     (Status::Failure, Status::Success) => Some(Outcome::Exact(Value::Draw)),
                     (Status::Failure, Status::Unknown) => Some(Outcome::AtMostDraw),

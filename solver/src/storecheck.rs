@@ -7,12 +7,15 @@
 //! --store` run; the databases are handed in by size, so that each proof
 //! is checked with exactly the databases it was verified with.
 //!
-//! A proof may stand on results stored before it (its store leaves). For
-//! win and loss proofs those must not stand, through other stored proofs,
-//! on the first one again: each proof verifies on its own, but a circle
-//! of them proves nothing. The check follows the store leaves of every
-//! win and loss tree and reports such a circle. (Draw proofs may close on
-//! themselves: a circle of "at least a draw" claims is sound.)
+//! A proof may stand on results stored before it (its store leaves): on
+//! a proved row, or on a position inside another stored proof. For win
+//! and loss proofs those must be grounded: each proves its leaves' values
+//! by other proofs that are grounded in turn, down to proofs whose leaves
+//! are terminal or database positions. Each proof verifies on its own,
+//! but a circle of them proves nothing; the check reports every win or
+//! loss proof that is not grounded. (Draw proofs may stand on each other:
+//! a circle of "at least a draw" claims is sound, a repetition being a
+//! draw.)
 
 use crate::verify::verify;
 use engine::notation::fen::to_fen;
@@ -101,8 +104,9 @@ pub fn check_store(
     })?;
     let results = ResultCache::load(store)?;
     let trees = store.trees()?;
-    // Win and loss trees: root -> the positions of their store leaves.
-    let mut decisive: HashMap<Position, Vec<Position>> = HashMap::new();
+    // Win and loss trees: (root, the positions of their store leaves,
+    // every position they prove).
+    let mut decisive: Vec<Decisive> = Vec::new();
     let total = trees.len() as u64;
     for (i, info) in trees.iter().enumerate() {
         out.trees += 1;
@@ -121,12 +125,20 @@ pub fn check_store(
             Ok(None) => {}
             Ok(Some(tree)) => {
                 if !tree.question.allows_cycles() {
-                    let leaves = tree
-                        .nodes
-                        .iter()
-                        .filter(|(_, e)| *e == ProofEntry::Leaf(LeafSource::Store))
-                        .map(|(p, _)| *p);
-                    decisive.entry(tree.root).or_default().extend(leaves);
+                    decisive.push(Decisive {
+                        root: tree.root,
+                        store_leaves: tree
+                            .nodes
+                            .iter()
+                            .filter(|(_, e)| *e == ProofEntry::Leaf(LeafSource::Store))
+                            .map(|(p, _)| *p)
+                            .collect(),
+                        proves: tree
+                            .proved_positions()
+                            .into_iter()
+                            .map(|(p, _)| p)
+                            .collect(),
+                    });
                 }
                 if let Some(dbs) = dbs {
                     let detail = match dbs.up_to(info.egdb_pieces) {
@@ -153,14 +165,14 @@ pub fn check_store(
         }
         progress(i as u64 + 1, total);
     }
-    if let Some(circle) = decisive_circle(&decisive) {
+    let databases: std::collections::HashSet<Position> =
+        egdb_rows.iter().map(|(p, _, _)| *p).collect();
+    for i in ungrounded(&decisive, &databases) {
         out.problems.push(Problem {
-            subject: to_fen(&circle[0]),
-            detail: format!(
-                "win and loss proofs stand on each other's stored results in a circle of {}: {}",
-                circle.len(),
-                circle.iter().map(to_fen).collect::<Vec<_>>().join(" -> ")
-            ),
+            subject: to_fen(&decisive[i].root),
+            detail: "its win or loss proof stands, through other stored proofs, on itself \
+                     (a circle of stored results proves nothing)"
+                .into(),
         });
     }
     if let Some(dbs) = dbs {
@@ -186,50 +198,46 @@ pub fn check_store(
     Ok(out)
 }
 
-/// A circle in the graph from each decisive proof's root to the roots of
-/// the decisive proofs its store leaves stand on, if there is one.
-fn decisive_circle(edges: &HashMap<Position, Vec<Position>>) -> Option<Vec<Position>> {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        Open,
-        Done,
-    }
-    let mut mark: HashMap<Position, Mark> = HashMap::new();
-    for &start in edges.keys() {
-        if mark.contains_key(&start) {
-            continue;
+/// A win or loss proof in the store: what it stands on and what it proves.
+struct Decisive {
+    root: Position,
+    store_leaves: Vec<Position>,
+    proves: Vec<Position>,
+}
+
+/// The proofs of `trees` that are not grounded: a proof is grounded when
+/// each of its store leaves is a database value or is proved by another
+/// grounded proof (least fixed point, found by repeated passes).
+fn ungrounded(trees: &[Decisive], databases: &std::collections::HashSet<Position>) -> Vec<usize> {
+    let mut owners: HashMap<Position, Vec<usize>> = HashMap::new();
+    for (i, t) in trees.iter().enumerate() {
+        for p in &t.proves {
+            owners.entry(*p).or_default().push(i);
         }
-        // Depth-first, with the path kept to name the circle.
-        let mut path: Vec<(Position, usize)> = vec![(start, 0)];
-        mark.insert(start, Mark::Open);
-        while let Some((node, next)) = path.last_mut() {
-            let children = edges.get(node).map(Vec::as_slice).unwrap_or(&[]);
-            match children.get(*next) {
-                None => {
-                    mark.insert(*node, Mark::Done);
-                    path.pop();
-                }
-                Some(&child) => {
-                    *next += 1;
-                    if !edges.contains_key(&child) {
-                        continue;
-                    }
-                    match mark.get(&child) {
-                        Some(Mark::Open) => {
-                            let from = path.iter().position(|(p, _)| *p == child).unwrap_or(0);
-                            return Some(path[from..].iter().map(|(p, _)| *p).collect());
-                        }
-                        Some(Mark::Done) => {}
-                        None => {
-                            mark.insert(child, Mark::Open);
-                            path.push((child, 0));
-                        }
-                    }
-                }
+    }
+    let mut grounded = vec![false; trees.len()];
+    loop {
+        let mut changed = false;
+        for (i, t) in trees.iter().enumerate() {
+            if grounded[i] {
+                continue;
+            }
+            let ok = t.store_leaves.iter().all(|leaf| {
+                databases.contains(leaf)
+                    || owners
+                        .get(leaf)
+                        .is_some_and(|o| o.iter().any(|&j| j != i && grounded[j]))
+            });
+            if ok {
+                grounded[i] = true;
+                changed = true;
             }
         }
+        if !changed {
+            break;
+        }
     }
-    None
+    (0..trees.len()).filter(|&i| !grounded[i]).collect()
 }
 
 #[cfg(test)]
@@ -238,18 +246,34 @@ mod tests {
     use engine::notation::fen::parse_fen;
 
     #[test]
-    fn circles_of_decisive_proofs_are_found() {
+    fn proofs_standing_on_each_other_in_a_circle_are_not_grounded() {
         let p = |f: &str| parse_fen(f).unwrap();
-        let (a, b, c) = (p("W:WK1:BK32"), p("W:WK2:BK32"), p("W:WK3:BK32"));
-        let mut edges = HashMap::new();
-        edges.insert(a, vec![b]);
-        edges.insert(b, vec![c]);
-        edges.insert(c, vec![]);
-        assert_eq!(decisive_circle(&edges), None);
-        edges.insert(c, vec![a]);
-        let circle = decisive_circle(&edges).unwrap();
-        assert_eq!(circle.len(), 3);
-        edges.insert(c, vec![c]);
-        assert_eq!(decisive_circle(&edges).map(|c| c.len()), Some(1));
+        let (a, b, c, d) = (
+            p("W:WK1:BK32"),
+            p("W:WK2:BK32"),
+            p("W:WK3:BK32"),
+            p("W:WK4:BK32"),
+        );
+        let t = |root, leaves: Vec<Position>| Decisive {
+            root,
+            store_leaves: leaves.clone(),
+            proves: [vec![root], leaves].concat(),
+        };
+        let none = std::collections::HashSet::new();
+        // a stands on b, b on c, c on nothing: all grounded.
+        let mut trees = vec![t(a, vec![b]), t(b, vec![c]), t(c, vec![])];
+        assert!(ungrounded(&trees, &none).is_empty());
+        // c now stands on a: a circle, none grounded.
+        trees[2] = t(c, vec![a]);
+        assert_eq!(ungrounded(&trees, &none), vec![0, 1, 2]);
+        // unless a database value grounds one of them.
+        let db: std::collections::HashSet<_> = [a].into_iter().collect();
+        assert!(ungrounded(&trees, &db).is_empty());
+        // A proof whose leaf only it proves stands on itself.
+        let trees = vec![t(d, vec![b])];
+        assert_eq!(ungrounded(&trees, &none), vec![0]);
+        // A second, grounded proof of the same position is enough.
+        let trees = vec![t(a, vec![b]), t(b, vec![a]), t(b, vec![])];
+        assert!(ungrounded(&trees, &none).is_empty());
     }
 }

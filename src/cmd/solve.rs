@@ -187,6 +187,9 @@ impl StoreOut {
         self.store.put_proof(&rec, &trees, &self.run_id)?;
         // The store accepted it, so it agrees with what the run holds.
         let _ = self.live.insert(rep.root, outcome);
+        for t in &trees {
+            self.live.insert_tree(t);
+        }
         Ok(())
     }
 }
