@@ -299,7 +299,7 @@ fn every_position_a_stored_proof_reaches_is_known() {
         ]
     );
     let rec = ResultRecord::new(root, Outcome::Exact(Value::Win), prov(), 2);
-    s.put_proof(&rec, &[tree.clone()], "t").unwrap();
+    s.put_proof(&rec, std::slice::from_ref(&tree), "t").unwrap();
     let cache = ResultCache::load(&s).unwrap();
     assert_eq!(cache.lookup(&child), Some(Outcome::Exact(Value::Loss)));
     assert_eq!(cache.lookup(&stray), None);
