@@ -27,6 +27,9 @@ use std::path::Path;
 /// Results per transaction while merging.
 const CHUNK: usize = 20_000;
 
+/// Proof trees per transaction while merging.
+const TREE_CHUNK: usize = 1_000;
+
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MergeReport {
@@ -89,27 +92,43 @@ pub fn merge_shard(
     src.quick_check()?;
     let mut report = MergeReport::default();
 
-    // Trees first: the results they back are refused without them.
-    for info in src.trees()? {
-        if store.tree_info(&info.root, info.question)?.is_some() {
-            report.trees_present += 1;
-            continue;
-        }
-        if !store.tree_fits(&info.root, info.question)? {
-            report.trees_contradicting += 1;
-            continue;
-        }
-        match src.get_tree_by_id(info.id) {
-            Ok(Some(tree)) => {
-                store.put_tree_dated(&tree, &info.run_id, info.egdb_pieces, info.created)?;
-                report.trees_copied += 1;
+    // Trees first: the results they back are refused without them. Read
+    // from the shard a chunk at a time, written in one transaction each.
+    let infos = src.trees()?;
+    for part in infos.chunks(TREE_CHUNK) {
+        let mut copy = Vec::with_capacity(part.len());
+        for info in part {
+            if store.tree_info(&info.root, info.question)?.is_some() {
+                report.trees_present += 1;
+                continue;
             }
-            Ok(None) => {}
-            Err(e @ StoreError::Corrupt { .. }) => {
-                report.trees_damaged.push((info.id, e.to_string()));
+            if !store.tree_fits(&info.root, info.question)? {
+                report.trees_contradicting += 1;
+                continue;
             }
-            Err(e) => return Err(e),
+            match src.get_tree_by_id(info.id) {
+                Ok(Some(tree)) => copy.push((tree, info)),
+                Ok(None) => {}
+                Err(e @ StoreError::Corrupt { .. }) => {
+                    report.trees_damaged.push((info.id, e.to_string()));
+                }
+                Err(e) => return Err(e),
+            }
         }
+        store.write_tx(|tx| {
+            for (tree, info) in &copy {
+                crate::trees::insert_tree_on(
+                    tx,
+                    store.path(),
+                    tree,
+                    &info.run_id,
+                    info.egdb_pieces,
+                    info.created,
+                )?;
+            }
+            Ok(())
+        })?;
+        report.trees_copied += copy.len() as u64;
     }
 
     let mut chunk: Vec<ResultRecord> = Vec::with_capacity(CHUNK);

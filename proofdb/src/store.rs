@@ -142,7 +142,7 @@ impl Store {
     }
 
     /// A reader connection, preferring one no other thread holds.
-    fn reader(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn reader(&self) -> MutexGuard<'_, Connection> {
         let slot = SLOT.with(|s| s.get());
         let n = self.readers.len();
         for i in 0..n {

@@ -108,62 +108,77 @@ pub fn check_store(
     // every position they prove).
     let mut decisive: Vec<Decisive> = Vec::new();
     let total = trees.len() as u64;
-    for (i, info) in trees.iter().enumerate() {
-        out.trees += 1;
-        let subject = format!(
-            "tree {} ({} of {})",
-            info.id,
-            info.question.name(),
-            to_fen(&info.root)
-        );
-        match store.get_tree_by_id(info.id) {
-            Err(e @ StoreError::Corrupt { .. }) => out.problems.push(Problem {
-                subject,
-                detail: e.to_string(),
-            }),
-            Err(e) => return Err(e),
-            Ok(None) => {}
-            Ok(Some(tree)) => {
-                if !tree.question.allows_cycles() {
-                    decisive.push(Decisive {
-                        root: tree.root,
-                        store_leaves: tree
-                            .nodes
-                            .iter()
-                            .filter(|(_, e)| *e == ProofEntry::Leaf(LeafSource::Store))
-                            .map(|(p, _)| *p)
-                            .collect(),
-                        proves: tree
-                            .proved_positions()
-                            .into_iter()
-                            .map(|(p, _)| p)
-                            .collect(),
-                    });
-                }
-                if let Some(dbs) = dbs {
-                    let detail = match dbs.up_to(info.egdb_pieces) {
-                        Err(e) => Some(format!(
-                            "databases of {} pieces unavailable: {e}",
-                            info.egdb_pieces
-                        )),
-                        Ok(oracle) => match verify(&tree, oracle, &results) {
-                            Ok(_) => {
-                                out.verified += 1;
-                                None
-                            }
+    let mut done = 0u64;
+    let mut seen = std::collections::HashSet::new();
+    store.for_each_tree(
+        |_| true,
+        |info, tree| {
+            out.trees += 1;
+            done += 1;
+            seen.insert(info.id);
+            let subject = format!(
+                "tree {} ({} of {})",
+                info.id,
+                info.question.name(),
+                to_fen(&info.root)
+            );
+            match tree {
+                Err(e @ StoreError::Corrupt { .. }) => out.problems.push(Problem {
+                    subject,
+                    detail: e.to_string(),
+                }),
+                Err(e) => return Err(e),
+                Ok(tree) => {
+                    if !tree.question.allows_cycles() {
+                        decisive.push(Decisive {
+                            root: tree.root,
+                            store_leaves: tree
+                                .nodes
+                                .iter()
+                                .filter(|(_, e)| *e == ProofEntry::Leaf(LeafSource::Store))
+                                .map(|(p, _)| *p)
+                                .collect(),
+                            proves: tree
+                                .proved_positions()
+                                .into_iter()
+                                .map(|(p, _)| p)
+                                .collect(),
+                        });
+                    }
+                    if let Some(dbs) = dbs {
+                        let detail = match dbs.up_to(info.egdb_pieces) {
                             Err(e) => Some(format!(
-                                "rejected with databases of {} pieces: {e}",
+                                "databases of {} pieces unavailable: {e}",
                                 info.egdb_pieces
                             )),
-                        },
-                    };
-                    if let Some(detail) = detail {
-                        out.problems.push(Problem { subject, detail });
+                            Ok(oracle) => match verify(&tree, oracle, &results) {
+                                Ok(_) => {
+                                    out.verified += 1;
+                                    None
+                                }
+                                Err(e) => Some(format!(
+                                    "rejected with databases of {} pieces: {e}",
+                                    info.egdb_pieces
+                                )),
+                            },
+                        };
+                        if let Some(detail) = detail {
+                            out.problems.push(Problem { subject, detail });
+                        }
                     }
                 }
             }
-        }
-        progress(i as u64 + 1, total);
+            progress(done, total);
+            Ok(())
+        },
+    )?;
+    // A tree without a node row is not seen by the scan above.
+    for info in trees.iter().filter(|i| !seen.contains(&i.id)) {
+        out.trees += 1;
+        out.problems.push(Problem {
+            subject: format!("tree {} of {}", info.id, to_fen(&info.root)),
+            detail: "a proof tree without nodes".into(),
+        });
     }
     let databases: std::collections::HashSet<Position> =
         egdb_rows.iter().map(|(p, _, _)| *p).collect();
