@@ -43,12 +43,30 @@ fn merge_stats_export() {
         let a = Store::open(dir.join("a.sqlite")).unwrap();
         let b = Store::open(dir.join("b.sqlite")).unwrap();
         for n in 1..=10 {
-            put_backed(&a, &pos(n), Outcome::AtLeastDraw, &prov("ab")).unwrap();
+            proofdb::testing::put_outcome_unverified(
+                &a,
+                &pos(n),
+                Outcome::AtLeastDraw,
+                &prov("ab"),
+            )
+            .unwrap();
         }
         for n in 6..=15 {
-            put_backed(&b, &pos(n), Outcome::Exact(Value::Win), &prov("dfpn")).unwrap();
+            proofdb::testing::put_outcome_unverified(
+                &b,
+                &pos(n),
+                Outcome::Exact(Value::Win),
+                &prov("dfpn"),
+            )
+            .unwrap();
         }
-        put_backed(&b, &pos(3), Outcome::Exact(Value::Loss), &prov("dfpn")).unwrap();
+        proofdb::testing::put_outcome_unverified(
+            &b,
+            &pos(3),
+            Outcome::Exact(Value::Loss),
+            &prov("dfpn"),
+        )
+        .unwrap();
     }
     let out = checkers(&["db", "merge", "a.sqlite", "b.sqlite"], dir);
     let so = text(&out.stdout);
@@ -164,7 +182,7 @@ fn ballots_list_status_report() {
         });
     }
     store.set_main_line(1, &line).unwrap();
-    put_backed(
+    proofdb::testing::put_outcome_unverified(
         &store,
         &line[4].position,
         Outcome::Exact(Value::Draw),
@@ -198,17 +216,4 @@ fn ballots_list_status_report() {
         md.contains("| 1 | 9-13 21-17 5-9 |  | 5 | 4 | 24 | draw (Black) |"),
         "{md}"
     );
-}
-
-/// Stores `o` for `pos` with placeholder trees behind it (the store keeps
-/// only results with proof trees or database values).
-fn put_backed(
-    store: &proofdb::Store,
-    pos: &engine::Position,
-    o: proofdb::Outcome,
-    prov: &proofdb::Provenance,
-) -> Result<proofdb::PutEffect, proofdb::StoreError> {
-    let rec = proofdb::ResultRecord::new(*pos, o, prov.clone(), 0);
-    let trees = proofdb::testing::unverified_trees(*pos, o);
-    store.put_proof(&rec, &trees, "test")
 }

@@ -68,7 +68,7 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
     // Plies 12, 11, 10 proved exactly; 9 only bounded; 7 proved (a
     // transposition proved elsewhere), so 7 is the frontier.
     for ply in [12, 11, 10, 7] {
-        put_backed(
+        proofdb::testing::put_outcome_unverified(
             &store,
             &line[ply].position,
             Outcome::Exact(Value::Draw),
@@ -76,7 +76,13 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
         )
         .unwrap();
     }
-    put_backed(&store, &line[9].position, Outcome::AtLeastDraw, &prov()).unwrap();
+    proofdb::testing::put_outcome_unverified(
+        &store,
+        &line[9].position,
+        Outcome::AtLeastDraw,
+        &prov(),
+    )
+    .unwrap();
     store
         .put_job_record(&JobRecord {
             ballot: 5,
@@ -108,7 +114,7 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
     store.set_main_line(6, &line_for(&deck, 6, 8)).unwrap();
     let l7 = line_for(&deck, 7, 9);
     store.set_main_line(7, &l7).unwrap();
-    put_rec_backed(
+    proofdb::testing::put_unverified(
         &store,
         &ResultRecord::new(l7[9].position, Outcome::Exact(Value::Win), prov(), 44),
     )
@@ -166,25 +172,4 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
     let back: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
     assert_eq!(back, json);
-}
-
-/// Stores `o` for `pos` with placeholder trees behind it (the store keeps
-/// only results with proof trees or database values).
-fn put_backed(
-    store: &proofdb::Store,
-    pos: &engine::Position,
-    o: proofdb::Outcome,
-    prov: &proofdb::Provenance,
-) -> Result<proofdb::PutEffect, proofdb::StoreError> {
-    let rec = proofdb::ResultRecord::new(*pos, o, prov.clone(), 0);
-    put_rec_backed(store, &rec)
-}
-
-/// [`put_backed`] of a whole record.
-fn put_rec_backed(
-    store: &proofdb::Store,
-    rec: &proofdb::ResultRecord,
-) -> Result<proofdb::PutEffect, proofdb::StoreError> {
-    let trees = proofdb::testing::unverified_trees(rec.position, rec.outcome);
-    store.put_proof(rec, &trees, "test")
 }

@@ -9,6 +9,7 @@
 
 use crate::outcome::Outcome;
 use crate::proof::{LeafSource, ProofEntry, ProofTree, Question};
+use crate::{PutEffect, ResultRecord, Store, StoreError};
 use engine::{Position, Value};
 
 /// One-node trees, the root a database leaf, for the questions that
@@ -29,4 +30,21 @@ pub fn unverified_trees(pos: Position, outcome: Outcome) -> Vec<ProofTree> {
             nodes: vec![(pos, ProofEntry::Leaf(LeafSource::Egdb))],
         })
         .collect()
+}
+
+/// Stores `rec` with [`unverified_trees`] behind it, as
+/// [`Store::put_proof`] would with real ones.
+pub fn put_unverified(store: &Store, rec: &ResultRecord) -> Result<PutEffect, StoreError> {
+    let trees = unverified_trees(rec.position, rec.outcome);
+    store.put_proof(rec, &trees, "test")
+}
+
+/// [`put_unverified`] of `outcome` for `pos`, with its provenance.
+pub fn put_outcome_unverified(
+    store: &Store,
+    pos: &Position,
+    outcome: Outcome,
+    prov: &crate::Provenance,
+) -> Result<PutEffect, StoreError> {
+    put_unverified(store, &ResultRecord::new(*pos, outcome, prov.clone(), 0))
 }

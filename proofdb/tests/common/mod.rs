@@ -59,7 +59,7 @@ pub fn put(
     o: Outcome,
     prov: &proofdb::Provenance,
 ) -> Result<proofdb::PutEffect, proofdb::StoreError> {
-    put_rec(store, &proofdb::ResultRecord::new(*pos, o, prov.clone(), 0))
+    proofdb::testing::put_outcome_unverified(store, pos, o, prov)
 }
 
 /// [`put`] of a whole record.
@@ -67,8 +67,7 @@ pub fn put_rec(
     store: &proofdb::Store,
     rec: &proofdb::ResultRecord,
 ) -> Result<proofdb::PutEffect, proofdb::StoreError> {
-    let trees = proofdb::testing::unverified_trees(rec.position, rec.outcome);
-    store.put_proof(rec, &trees, "test")
+    proofdb::testing::put_unverified(store, rec)
 }
 
 /// Sends `rec` to a writer with placeholder trees behind it.
