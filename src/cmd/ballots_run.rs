@@ -57,7 +57,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = crate::limits::threads)]
     pub threads: Option<usize>,
     /// The solver.
-    #[arg(long, value_enum, default_value = "ab")]
+    #[arg(long, value_enum, default_value = "dfpn")]
     pub solver: SolverArg,
     /// Depth of the engine's search for each move it adds to a main line
     /// (1 to 100).
