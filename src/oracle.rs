@@ -114,9 +114,16 @@ pub struct OraclesBySize {
 impl OraclesBySize {
     /// Opens the databases of every size that `store` recorded.
     pub fn for_store(store: &proofdb::Store) -> anyhow::Result<OraclesBySize> {
+        OraclesBySize::open(solver::storecheck::sizes_needed(store)?)
+    }
+
+    /// Opens the databases of each of `sizes` (pieces), once each.
+    pub fn open(sizes: impl IntoIterator<Item = u32>) -> anyhow::Result<OraclesBySize> {
         let mut by_size = std::collections::BTreeMap::new();
-        for n in solver::storecheck::sizes_needed(store)? {
-            by_size.insert(n, open_egdb(n, Needs::All)?);
+        for n in sizes {
+            if let std::collections::btree_map::Entry::Vacant(slot) = by_size.entry(n) {
+                slot.insert(open_egdb(n, Needs::All)?);
+            }
         }
         Ok(OraclesBySize { by_size })
     }

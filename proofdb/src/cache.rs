@@ -25,7 +25,10 @@ impl ResultCache {
             map.insert(r.position, r.outcome);
             Ok(())
         })?;
-        store.for_each_proved_tree(|tree| {
+        // The trees that back a proved row, judged by the rows alone (not
+        // by what earlier trees add).
+        let rows = map.clone();
+        store.for_each_proved_tree(&rows, |tree| {
             add_tree(&mut map, tree);
         })?;
         Ok(ResultCache { map })

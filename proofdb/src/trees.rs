@@ -380,19 +380,18 @@ impl Store {
     }
 
     /// Calls `f` on every stored proof tree that backs its root's proved
-    /// result (sealed, unchanged, agreeing with the result), loaded whole;
-    /// a damaged tree is skipped.
-    pub fn for_each_proved_tree(&self, mut f: impl FnMut(&ProofTree)) -> Result<()> {
-        // The proved results first (one scan), then the trees (one scan).
-        let mut proved = std::collections::HashMap::new();
-        self.for_each_result(|r| -> Result<()> {
-            proved.insert(r.position, r.outcome);
-            Ok(())
-        })?;
+    /// result (`proved` holds the store's proved results, as
+    /// [`Store::for_each_result`] gives them), loaded whole in one scan; a
+    /// damaged tree is skipped.
+    pub fn for_each_proved_tree(
+        &self,
+        proved: &std::collections::HashMap<Position, crate::Outcome>,
+        mut f: impl FnMut(&ProofTree),
+    ) -> Result<()> {
         let backs = |info: &TreeInfo| {
             proved
                 .get(&info.root)
-                .is_some_and(|o: &crate::Outcome| o.intersect(info.question.outcome()) == Ok(*o))
+                .is_some_and(|o| o.intersect(info.question.outcome()) == Ok(*o))
         };
         self.for_each_tree(backs, |_, tree| {
             if let Ok(t) = tree {

@@ -46,8 +46,16 @@ struct Source {
     fen: Option<String>,
 }
 
+/// The proofs of `src` with, for a store's proofs, the database size each
+/// recorded; the results their store leaves may cite; the source's name.
+type Loaded = (
+    Vec<(StoredProof, Option<u32>)>,
+    Box<dyn ResultSource>,
+    String,
+);
+
 /// The proofs of `src`, and the results their store leaves may cite.
-fn load(src: &Source) -> anyhow::Result<(Vec<StoredProof>, Box<dyn ResultSource>, String)> {
+fn load(src: &Source) -> anyhow::Result<Loaded> {
     let root = src
         .fen
         .as_deref()
@@ -67,31 +75,38 @@ fn load(src: &Source) -> anyhow::Result<(Vec<StoredProof>, Box<dyn ResultSource>
             let Some(tree) = store.get_tree_by_id(info.id)? else {
                 continue;
             };
-            out.push(StoredProof {
-                tree,
-                info: format!(
-                    "tree {} run={} stored={}",
-                    info.id,
-                    info.run_id,
-                    proofdb::codec::iso8601(info.created)
-                ),
-            });
+            out.push((
+                StoredProof {
+                    tree,
+                    info: format!(
+                        "tree {} run={} stored={}",
+                        info.id,
+                        info.run_id,
+                        proofdb::codec::iso8601(info.created)
+                    ),
+                },
+                Some(info.egdb_pieces),
+            ));
         }
         let results = ResultCache::load(&store)?;
         return found(src, out, Box::new(results), path.display().to_string());
     }
     let file = src.file.as_ref().expect("clap requires a file or --store");
-    let proofs: Vec<StoredProof> = proofio::load(file)?.into_iter().filter(keep).collect();
+    let proofs = proofio::load(file)?
+        .into_iter()
+        .filter(keep)
+        .map(|p| (p, None))
+        .collect();
     found(src, proofs, Box::new(NoResults), file.display().to_string())
 }
 
 /// Refuses an empty answer to a question about one position.
 fn found(
     src: &Source,
-    proofs: Vec<StoredProof>,
+    proofs: Vec<(StoredProof, Option<u32>)>,
     results: Box<dyn ResultSource>,
     name: String,
-) -> anyhow::Result<(Vec<StoredProof>, Box<dyn ResultSource>, String)> {
+) -> anyhow::Result<Loaded> {
     if let (Some(fen), true) = (&src.fen, proofs.is_empty()) {
         anyhow::bail!("no proof of {fen} in {name}");
     }
@@ -154,60 +169,25 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 let store = Store::open_readonly(path)?;
                 return crate::cmd::db::check_and_report(&store, true);
             }
-            if let (Some(path), Some(_)) = (&src.store, &src.fen) {
-                let (proofs, results, file) = load(&src)?;
-                let store = Store::open_readonly(path)?;
-                let dbs = crate::oracle::OraclesBySize::for_store(&store)?;
-                let sizes: Vec<u32> = store
-                    .trees()?
-                    .into_iter()
-                    .filter(|t| {
-                        proofs
-                            .iter()
-                            .any(|p| p.tree.root == t.root && p.tree.question == t.question)
-                    })
-                    .map(|t| t.egdb_pieces)
-                    .collect();
-                let mut failed = 0;
-                for (p, n) in proofs.iter().zip(sizes) {
-                    use solver::storecheck::OracleBySize;
-                    let oracle = dbs.up_to(n).map_err(|e| anyhow::anyhow!(e))?;
-                    match verify(&p.tree, oracle, results.as_ref()) {
-                        Ok(r) => println!(
-                            "{} ({}) for {}: verified with databases of {n} pieces, {} nodes",
-                            p.tree.question.name(),
-                            p.tree.question.outcome(),
-                            engine::notation::fen::to_fen(&p.tree.root),
-                            r.nodes
-                        ),
-                        Err(e) => {
-                            failed += 1;
-                            println!(
-                                "{} for {}: REJECTED with databases of {n} pieces: {e}",
-                                p.tree.question.name(),
-                                engine::notation::fen::to_fen(&p.tree.root)
-                            );
-                        }
-                    }
-                }
-                if failed > 0 {
-                    anyhow::bail!("{failed} of {} proof(s) in {file} rejected", proofs.len());
-                }
-                return Ok(());
-            }
             let (proofs, results, file) = load(&src)?;
-            let oracle = crate::oracle::open_egdb(egdb_pieces, Needs::All)?;
+            // A store's proofs use the databases each recorded; a file's,
+            // those of --egdb-pieces.
+            let sizes = proofs.iter().map(|(_, n)| n.unwrap_or(egdb_pieces));
+            let dbs = crate::oracle::OraclesBySize::open(sizes)?;
             let mut failed = 0;
-            for (i, p) in proofs.iter().enumerate() {
+            for (i, (p, n)) in proofs.iter().enumerate() {
+                use solver::storecheck::OracleBySize;
+                let size = n.unwrap_or(egdb_pieces);
+                let oracle = dbs.up_to(size).map_err(|e| anyhow::anyhow!(e))?;
                 let t = &p.tree;
                 let head = format!(
-                    "proof {}: {} ({}) for {}",
+                    "proof {}: {} ({}) for {} (databases of {size} pieces)",
                     i + 1,
                     t.question.name(),
                     t.question.outcome(),
                     engine::notation::fen::to_fen(&t.root)
                 );
-                match verify(t, oracle.as_ref(), results.as_ref()) {
+                match verify(t, oracle, results.as_ref()) {
                     Ok(r) => println!(
                         "{head}: verified, {} nodes, {} leaves ({} terminal, {} egdb, {} store), depth {}{}{}",
                         r.nodes,
@@ -243,7 +223,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } => {
             let (proofs, results, _) = load(&src)?;
             let oracle = crate::oracle::open_egdb(egdb_pieces, Needs::All)?;
-            for p in &proofs {
+            for (p, _) in &proofs {
                 if json {
                     let idx = present::index(&p.tree);
                     let moves: Vec<_> = present::move_labels(&p.tree, &idx, &p.tree.root, oracle.as_ref(), results.as_ref())
@@ -275,7 +255,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             max_nodes,
         } => {
             let (proofs, _, _) = load(&src)?;
-            for p in &proofs {
+            for (p, _) in &proofs {
                 match format {
                     Format::Dot => print!("{}", present::to_dot(&p.tree, max_nodes)),
                     Format::Json => println!("{}", present::to_json(&p.tree, &p.info, max_nodes)),
