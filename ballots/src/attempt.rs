@@ -6,16 +6,18 @@
 //! the store so a walk resumes where it stopped.
 
 use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
-use crate::manager::{Answer, Goal, Manager, ManagerBudget, QuestionSolver};
+use crate::manager::{Answer, Cost, Goal, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
     JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultRecord,
     ResultSource, Store,
 };
-use solver::solve::{solve, Ask, SolveOptions, SolverKind};
-use solver::{Leaves, Status};
+use solver::clock::{Clock, Stopwatch};
+use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
+use solver::{Leaves, Status, Trust};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Settings of a [`StoreProver`].
 #[derive(Clone, Copy, Debug)]
@@ -28,6 +30,15 @@ pub struct ProverSettings {
     pub max_proof_nodes: usize,
     /// Largest database piece count in use (recorded as provenance).
     pub egdb_pieces: u32,
+    /// What budgets and recorded times count (by default the CPU time of
+    /// the threads that search, so that the machine's load does not
+    /// decide which plies are proved).
+    pub clock: Clock,
+    /// When df-pn builds on results held through a repetition
+    /// ([`solver::Trust`]; by default where the position is expected to
+    /// be a draw, which on a main line whose next position is a draw is
+    /// the question left open: "no win").
+    pub trust: Trust,
 }
 
 impl Default for ProverSettings {
@@ -37,6 +48,8 @@ impl Default for ProverSettings {
             table_entries: 4_000_000,
             max_proof_nodes: 5_000_000,
             egdb_pieces: 0,
+            clock: Clock::Cpu,
+            trust: Trust::Auto,
         }
     }
 }
@@ -63,7 +76,27 @@ pub struct StoreProver<'a> {
     pub settings: ProverSettings,
     /// Process-wide stop flag polled by the solvers (SIGINT/SIGTERM).
     pub stop: Option<&'static AtomicBool>,
+    /// A folder for df-pn's tables of the positions still open
+    /// ([`checkpoint_file`]): a position tried again (a doubled budget,
+    /// a rerun) goes on from the work already done instead of starting
+    /// over. `None`: every attempt starts afresh.
+    pub checkpoints: Option<&'a Path>,
 }
+
+/// The file that keeps df-pn's tables for `pos` in the folder `dir`
+/// (named by the position, so every ballot that reaches it shares it).
+pub fn checkpoint_file(dir: &Path, pos: &Position) -> PathBuf {
+    let key: String = proofdb::codec::pos_key(pos)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let side = proofdb::codec::stm_code(pos);
+    dir.join(format!("{key}-{side}.dfpn"))
+}
+
+/// Seconds between two writes of a position's tables while it is
+/// searched (they are written after each question too).
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
 impl StoreProver<'_> {
     fn provenance(&self, solver: &str, nodes: u64, millis: u64) -> Provenance {
@@ -113,7 +146,7 @@ impl PositionProver for StoreProver<'_> {
         budget: Duration,
         _stop: &AtomicBool,
     ) -> Result<Attempt, String> {
-        let start = Instant::now();
+        let watch = Stopwatch::start(self.settings.clock);
         if let Some(v) = self.oracle.probe(pos) {
             let outcome = Outcome::Exact(v);
             if self.live.lookup(pos) != Some(outcome) {
@@ -122,7 +155,7 @@ impl PositionProver for StoreProver<'_> {
             return Ok(Attempt {
                 outcome: Some(outcome),
                 nodes: 0,
-                millis: start.elapsed().as_millis() as u64,
+                millis: watch.elapsed().as_millis() as u64,
                 proof_size: 0,
             });
         }
@@ -130,36 +163,43 @@ impl PositionProver for StoreProver<'_> {
             return Ok(Attempt {
                 outcome: Some(o),
                 nodes: 0,
-                millis: start.elapsed().as_millis() as u64,
+                millis: watch.elapsed().as_millis() as u64,
                 proof_size: 0,
             });
         }
-        let (outcome, nodes, proof_size) = self.solve_and_keep(pos, Ask::Value, budget)?;
+        let before = watch.elapsed();
+        let solved = self.solve_and_keep(pos, Ask::Value, budget)?;
         Ok(Attempt {
-            outcome,
-            nodes,
-            millis: start.elapsed().as_millis() as u64,
-            proof_size,
+            outcome: solved.outcome,
+            nodes: solved.nodes,
+            millis: (before + solved.time).as_millis() as u64,
+            proof_size: solved.proof_size,
         })
     }
 }
 
 impl StoreProver<'_> {
     /// Runs the solvers on `pos` for `ask` within `budget` and stores what
-    /// they settle (verified proofs included). Returns the outcome, nodes
-    /// searched and proof size.
-    fn solve_and_keep(
-        &self,
-        pos: &Position,
-        ask: Ask,
-        budget: Duration,
-    ) -> Result<(Option<Outcome>, u64, u64), String> {
-        let start = Instant::now();
+    /// they settle (verified proofs included).
+    fn solve_and_keep(&self, pos: &Position, ask: Ask, budget: Duration) -> Result<Solved, String> {
+        let watch = Stopwatch::start(self.settings.clock);
+        let leaves = Leaves::new(self.oracle, self.live);
         let opts = SolveOptions {
             solver: self.settings.solver,
             ask,
             max_nodes: u64::MAX,
             time: Some(budget),
+            clock: self.settings.clock,
+            trust: self.settings.trust,
+            // The value of a position is asked again and again while it
+            // resists: its tables carry over (alpha-beta keeps none).
+            checkpoint: self
+                .checkpoints
+                .filter(|_| ask == Ask::Value && self.settings.solver != SolverKind::Ab)
+                .map(|dir| CheckpointPlan {
+                    path: checkpoint_file(dir, pos),
+                    every: CHECKPOINT_EVERY,
+                }),
             proofs: true,
             max_proof_nodes: self.settings.max_proof_nodes,
             table_entries: self.settings.table_entries,
@@ -167,17 +207,60 @@ impl StoreProver<'_> {
             stop: self.stop,
             ..SolveOptions::default()
         };
-        let report =
-            solve(*pos, Leaves::new(self.oracle, self.live), &opts).map_err(|e| e.to_string())?;
+        let report = match solve(*pos, leaves, &opts) {
+            // Tables that cannot be read back (another database size, a
+            // damaged file) or written: start afresh, and say so.
+            Err(SolveError::Checkpoint(e)) => {
+                let path = opts.checkpoint.as_ref().map(|p| p.path.clone());
+                if let Some(path) = &path {
+                    eprintln!(
+                        "checkers: {}: df-pn tables {} not used ({e}); searching afresh",
+                        engine::notation::fen::to_fen(pos),
+                        path.display()
+                    );
+                    let _ = std::fs::remove_file(path);
+                }
+                match solve(*pos, leaves, &opts) {
+                    // Not even a new file: without one.
+                    Err(SolveError::Checkpoint(_)) => {
+                        if let Some(path) = &path {
+                            let _ = std::fs::remove_file(path);
+                        }
+                        let without = SolveOptions {
+                            checkpoint: None,
+                            ..opts.clone()
+                        };
+                        solve(*pos, leaves, &without)
+                    }
+                    r => r,
+                }
+            }
+            r => r,
+        }
+        .map_err(|e| e.to_string())?;
+        if let Some(plan) = &opts.checkpoint {
+            if matches!(report.outcome, Some(Outcome::Exact(_))) {
+                // Settled: its tables are of no more use. A file that
+                // cannot be removed only takes room.
+                let _ = std::fs::remove_file(&plan.path);
+            }
+        }
+        // The solve's own thread's time.
+        let solving = Duration::from_millis(report.provenance.millis);
         let nodes = report.provenance.nodes;
         let mut proof_size = 0;
         if let Some(outcome) = report.outcome {
             let trees: Vec<ProofTree> = report.proofs.iter().map(|p| p.tree.clone()).collect();
-            let millis = start.elapsed().as_millis() as u64;
+            let millis = watch.total(solving).as_millis() as u64;
             let prov = self.provenance(&report.provenance.solver, nodes, millis);
             proof_size = self.keep(pos, outcome, prov, &trees)?;
         }
-        Ok((report.outcome, nodes, proof_size))
+        Ok(Solved {
+            outcome: report.outcome,
+            nodes,
+            proof_size,
+            time: watch.total(solving),
+        })
     }
 
     /// What the databases and the run's results say of `pos` for the
@@ -190,6 +273,19 @@ impl StoreProver<'_> {
     }
 }
 
+/// What [`StoreProver::solve_and_keep`] did.
+struct Solved {
+    /// What was proved (and stored).
+    outcome: Option<Outcome>,
+    /// Nodes searched.
+    nodes: u64,
+    /// Positions of the stored proof trees.
+    proof_size: u64,
+    /// Time taken on the prover's clock (the solving thread's and this
+    /// one's: [`Stopwatch::total`]).
+    time: Duration,
+}
+
 impl QuestionSolver for StoreProver<'_> {
     /// Answers with the solvers (storing what they prove). A store or
     /// solver error counts as "unknown": the manager then expands the
@@ -200,24 +296,40 @@ impl QuestionSolver for StoreProver<'_> {
         question: Question,
         budget: Duration,
         _stop: &AtomicBool,
-    ) -> (Answer, u64) {
+    ) -> (Answer, Cost) {
         let ask = match question {
             Question::Win => Ask::Win,
             Question::AtLeastDraw => Ask::Draw,
             // The manager only asks about the side to move's own goals.
-            Question::AtMostDraw | Question::Loss => return (Answer::Unknown, 0),
+            Question::AtMostDraw | Question::Loss => return (Answer::Unknown, Cost::default()),
         };
+        let watch = Stopwatch::start(self.settings.clock);
         if let Some(s) = self.known(pos, question) {
-            return (status_answer(s), 0);
+            let cost = Cost {
+                nodes: 0,
+                time: watch.elapsed(),
+            };
+            return (status_answer(s), cost);
         }
+        let before = watch.elapsed();
         match self.solve_and_keep(pos, ask, budget) {
-            Ok((_, nodes, _)) => {
+            Ok(solved) => {
                 let answer = self
                     .known(pos, question)
                     .map_or(Answer::Unknown, status_answer);
-                (answer, nodes)
+                let cost = Cost {
+                    nodes: solved.nodes,
+                    time: before + solved.time,
+                };
+                (answer, cost)
             }
-            Err(_) => (Answer::Unknown, 0),
+            Err(_) => (
+                Answer::Unknown,
+                Cost {
+                    nodes: 0,
+                    time: watch.elapsed(),
+                },
+            ),
         }
     }
 }
@@ -248,24 +360,30 @@ pub struct ManagedProver<'a> {
 }
 
 impl ManagedProver<'_> {
-    /// Runs the manager on `goal` of `pos` for `total`; true when it is
-    /// answered (`answer` says how).
+    /// Runs the manager on `goal` of `pos` for `total`: its answer and
+    /// what it cost.
     fn manage(
         &self,
         pos: &Position,
         goal: Goal,
         total: Duration,
         stop: &AtomicBool,
-    ) -> (Answer, u64) {
+    ) -> (Answer, Cost) {
+        let clock = self.inner.settings.clock;
         let budget = ManagerBudget {
             per_call: total
                 .mul_f64(self.call_share)
                 .max(Duration::from_millis(100)),
             total,
             max_nodes: self.max_tree,
+            clock,
         };
         let r = Manager::new(*pos, goal, &self.inner).run(budget, stop);
-        (r.answer, r.solver_nodes)
+        let cost = Cost {
+            nodes: r.solver_nodes,
+            time: r.time,
+        };
+        (r.answer, cost)
     }
 }
 
@@ -276,15 +394,18 @@ impl PositionProver for ManagedProver<'_> {
         budget: Duration,
         stop: &AtomicBool,
     ) -> Result<Attempt, String> {
-        let start = Instant::now();
         let first = self.inner.prove(pos, budget / 2, stop)?;
         if matches!(first.outcome, Some(Outcome::Exact(_))) {
             return Ok(first);
         }
+        // Time spent, on the prover's clock: what the attempts and the
+        // manager's runs took, one after the other (what this function
+        // does between them is a few lookups).
+        let mut spent = Duration::from_millis(first.millis);
         let mut nodes = first.nodes;
         // Keep a fifth of what is left for the final, proof-producing solve.
-        let left = budget.saturating_sub(start.elapsed());
-        let deadline = start + budget.saturating_sub(left / 5);
+        let for_manager = budget.saturating_sub(spent).mul_f64(0.8);
+        let mut managed = Duration::ZERO;
         let open = |q: Question| self.inner.known(pos, q).is_none();
         for goal in [Goal::Win, Goal::AtLeastDraw] {
             let q = goal.question();
@@ -294,28 +415,31 @@ impl PositionProver for ManagedProver<'_> {
                 }
                 continue;
             }
-            let total = deadline.saturating_duration_since(Instant::now());
+            let total = for_manager.saturating_sub(managed);
             if total.is_zero() || stop.load(std::sync::atomic::Ordering::Relaxed) {
                 break;
             }
-            let (answer, spent) = self.manage(pos, goal, total, stop);
-            nodes += spent;
+            let (answer, cost) = self.manage(pos, goal, total, stop);
+            nodes += cost.nodes;
+            managed += cost.time;
             if answer != Answer::No {
                 break; // a win, or still open: nothing more to ask
             }
         }
-        let left = budget.saturating_sub(start.elapsed());
+        spent += managed;
+        let left = budget.saturating_sub(spent);
         let (last_nodes, proof_size) = if left.is_zero() {
             (0, first.proof_size)
         } else {
             let last = self.inner.prove(pos, left, stop)?;
+            spent += Duration::from_millis(last.millis);
             (last.nodes, last.proof_size)
         };
         Ok(Attempt {
             // Everything the run proved of the position, intersected.
             outcome: self.inner.live.lookup(pos).or(first.outcome),
             nodes: nodes + last_nodes,
-            millis: start.elapsed().as_millis() as u64,
+            millis: spent.as_millis() as u64,
             proof_size,
         })
     }

@@ -14,8 +14,20 @@
 
 use engine::Position;
 use proofdb::Question;
+use solver::clock::{Clock, Stopwatch};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// What answering one question cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cost {
+    /// Solver nodes searched.
+    pub nodes: u64,
+    /// Time the answer took, on the manager's [`ManagerBudget::clock`]
+    /// (the solving thread's and the caller's:
+    /// [`solver::clock::Stopwatch::total`]).
+    pub time: Duration,
+}
 
 /// A solver's answer to a binary question for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +69,7 @@ pub trait QuestionSolver {
         question: Question,
         budget: Duration,
         stop: &AtomicBool,
-    ) -> (Answer, u64);
+    ) -> (Answer, Cost);
 }
 
 const INF: u32 = u32::MAX / 4;
@@ -86,6 +98,9 @@ pub struct ManagerBudget {
     pub total: Duration,
     /// Most nodes kept in the tree.
     pub max_nodes: usize,
+    /// What the times count: the manager's own work between answers on
+    /// this clock and the answers' [`Cost::time`] add up to the total.
+    pub clock: Clock,
 }
 
 /// The outcome of a manager run.
@@ -97,6 +112,10 @@ pub struct ManagerResult {
     pub calls: u64,
     /// Nodes searched by the solver in all calls.
     pub solver_nodes: u64,
+    /// Time the solver calls took ([`Cost::time`]).
+    pub solver_time: Duration,
+    /// Time the run took, the solver calls' included.
+    pub time: Duration,
     /// Nodes in the manager's tree.
     pub tree_nodes: usize,
     /// Root proof and disproof numbers at the end.
@@ -161,8 +180,8 @@ impl<'a> Manager<'a> {
         false
     }
 
-    /// Asks the solver about leaf `i`; returns solver nodes spent.
-    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &AtomicBool) -> u64 {
+    /// Asks the solver about leaf `i`; returns what that cost.
+    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &AtomicBool) -> Cost {
         let node = self.nodes[i].clone();
         let (q, yes_holds) = if node.or_node {
             (self.goal.question(), true)
@@ -265,14 +284,19 @@ impl<'a> Manager<'a> {
     /// Runs until the root is settled, the budget is spent, the tree is
     /// full or `stop` is set.
     pub fn run(&mut self, budget: ManagerBudget, stop: &AtomicBool) -> ManagerResult {
-        let start = Instant::now();
+        // Time is the manager's own work between answers (`own`, and
+        // since the last answer) plus the answers' time.
+        let mut watch = Stopwatch::start(budget.clock);
+        let (mut own, mut solver_time) = (Duration::ZERO, Duration::ZERO);
         let (mut calls, mut solver_nodes) = (0u64, 0u64);
+        let spent =
+            |watch: &Stopwatch, own: Duration, solver: Duration| watch.elapsed() + own + solver;
         loop {
             let root = &self.nodes[0];
             let settled = root.pn == 0 || root.dn == 0 || (root.pn >= INF && root.dn >= INF);
             if settled
                 || stop.load(Ordering::Relaxed)
-                || start.elapsed() >= budget.total
+                || spent(&watch, own, solver_time) >= budget.total
                 || self.nodes.len() >= budget.max_nodes
             {
                 break;
@@ -284,8 +308,12 @@ impl<'a> Manager<'a> {
             if self.nodes[leaf].tried {
                 self.expand(leaf);
             } else {
-                let left = budget.total.saturating_sub(start.elapsed());
-                solver_nodes += self.solve_leaf(leaf, budget.per_call.min(left), stop);
+                let left = budget.total.saturating_sub(spent(&watch, own, solver_time));
+                own += watch.elapsed();
+                let cost = self.solve_leaf(leaf, budget.per_call.min(left), stop);
+                watch = Stopwatch::start(budget.clock);
+                solver_nodes += cost.nodes;
+                solver_time += cost.time;
                 calls += 1;
             }
             self.back_up(leaf);
@@ -301,6 +329,8 @@ impl<'a> Manager<'a> {
             },
             calls,
             solver_nodes,
+            solver_time,
+            time: spent(&watch, own, solver_time),
             tree_nodes: self.nodes.len(),
             root_pn_dn: (root.pn, root.dn),
         }
@@ -346,12 +376,16 @@ mod tests {
             q: Question,
             _b: Duration,
             _s: &AtomicBool,
-        ) -> (Answer, u64) {
+        ) -> (Answer, Cost) {
             // Sound but short-sighted: a win or loss within 3 plies is real.
+            let cost = Cost {
+                nodes: 10,
+                time: Duration::from_micros(1),
+            };
             match q {
-                Question::Win if wins(pos, 3) => (Answer::Yes, 10),
-                Question::AtLeastDraw if loses(pos, 3) => (Answer::No, 10),
-                _ => (Answer::Unknown, 10),
+                Question::Win if wins(pos, 3) => (Answer::Yes, cost),
+                Question::AtLeastDraw if loses(pos, 3) => (Answer::No, cost),
+                _ => (Answer::Unknown, cost),
             }
         }
     }
@@ -361,6 +395,7 @@ mod tests {
             per_call: Duration::from_millis(10),
             total: Duration::from_secs(10),
             max_nodes: 100_000,
+            clock: Clock::Cpu,
         }
     }
 

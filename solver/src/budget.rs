@@ -2,8 +2,8 @@
 //! a node budget, a deadline, a stop flag set from outside, and a shared
 //! counter that reports the work to another thread.
 
+use crate::clock::Instant;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 
 /// Nodes between two checks of the limits (and two progress reports).
 const CHECK_EVERY: u64 = 1024;

@@ -13,7 +13,9 @@
 #![deny(missing_docs)]
 
 pub mod budget;
+pub mod clock;
 pub mod dfpn;
+pub mod guess;
 pub mod leaves;
 pub mod order;
 pub mod present;
@@ -30,4 +32,6 @@ pub mod verify;
 pub use budget::Limits;
 pub use leaves::Leaves;
 pub use question::{Res, Status};
-pub use solve::{solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind, EXTRACTION_RUN};
+pub use solve::{
+    solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind, Trust, EXTRACTION_RUN,
+};

@@ -16,12 +16,12 @@
 //! and captures at the horizon.
 
 use crate::budget::{Budget, Limits};
+use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position, Value};
-use std::time::Instant;
 
 /// Limits of an alpha-beta search.
 #[derive(Clone, Copy, Debug)]

@@ -36,6 +36,7 @@
 //! Schaeffer et al., Chinook), applied to the reachable graph of one
 //! position instead of a whole slice.
 
+use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::question::prover_of;
 use engine::notation::fen::to_fen;
@@ -45,7 +46,6 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 use thiserror::Error;
 
 /// Limits of one retrograde analysis.

@@ -4,10 +4,12 @@
 //! verifier check it before anything is reported.
 
 use crate::budget::Limits;
+use crate::clock::{use_clock, Clock, Instant};
 use crate::dfpn::{CheckpointError, CheckpointStats, Dfpn, DfpnConfig};
+use crate::guess::{guess, Expect};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
-use crate::question::{proved_question, Status};
+use crate::question::{child_threshold, proved_question, Status};
 use crate::retro::{Retro, RetroConfig, RetroError};
 use crate::tree::{extract, DfpnThenAb, ExtractError};
 use crate::verify::{verify, VerifyError, VerifyReport};
@@ -16,7 +18,7 @@ use engine::{Move, Position, Value};
 use proofdb::{Outcome, ProofTree, Provenance, Question};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use thiserror::Error;
 
 /// Which solver to run.
@@ -57,8 +59,12 @@ pub struct SolveOptions {
     pub ask: Ask,
     /// Node budget per solver and binary question.
     pub max_nodes: u64,
-    /// Wall-clock limit for the whole call.
+    /// Time limit for the whole call, on [`SolveOptions::clock`].
     pub time: Option<Duration>,
+    /// What [`SolveOptions::time`] counts (and the times reported):
+    /// by default the CPU time of the thread that solves, so that a loaded
+    /// machine gives a search the same work as an idle one.
+    pub clock: Clock,
     /// Extract and verify the proofs of settled questions.
     pub proofs: bool,
     /// Largest proof tree to extract.
@@ -76,13 +82,29 @@ pub struct SolveOptions {
     /// Most positions the retrograde analysis may enumerate
     /// ([`SolverKind::Retro`], [`SolverKind::All`]).
     pub retro_positions: usize,
-    /// Let df-pn build on results that rely on a repetition before they
+    /// When df-pn builds on results that rely on a repetition before they
     /// are checked ([`crate::dfpn::DfpnConfig::trust`]).
-    pub trust_loops: bool,
+    pub trust: Trust,
     /// Keep df-pn's tables in a file, written as the search goes and
     /// after each question, and read back by the next run of the same
     /// search ([`crate::dfpn::checkpoint`]). Ignored by [`SolverKind::Ab`].
     pub checkpoint: Option<CheckpointPlan>,
+}
+
+/// When df-pn builds on results held through a repetition before they
+/// are checked ([`crate::dfpn::DfpnConfig::trust`]): it pays where the
+/// answer is the draw side's (a draw, or "no win" against a side that
+/// holds the draw) and costs where it is the other side's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// Never.
+    Off,
+    /// For every question.
+    On,
+    /// For a position expected to be a draw: the engine's guess
+    /// ([`crate::guess`]) is level, or a child is a leaf that gives the
+    /// mover the draw and the guess is not a win.
+    Auto,
 }
 
 /// Where and how often df-pn's tables are written ([`SolveOptions::checkpoint`]).
@@ -101,6 +123,7 @@ impl Default for SolveOptions {
             ask: Ask::Value,
             max_nodes: 10_000_000,
             time: None,
+            clock: Clock::Cpu,
             proofs: true,
             max_proof_nodes: 5_000_000,
             table_entries: 4_000_000,
@@ -108,7 +131,7 @@ impl Default for SolveOptions {
             stop: None,
             progress: None,
             retro_positions: 30_000_000,
-            trust_loops: false,
+            trust: Trust::Auto,
             checkpoint: None,
         }
     }
@@ -127,7 +150,7 @@ pub struct QuestionRun {
     pub status: Status,
     /// Nodes searched.
     pub nodes: u64,
-    /// Wall time.
+    /// Time taken, on [`SolveOptions::clock`].
     pub millis: u64,
     /// Its root move (proving or refuting), when known.
     pub best: Option<Move>,
@@ -252,7 +275,10 @@ pub fn solve(
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .stack_size(512 << 20)
-            .spawn_scoped(s, || solve_here(root, leaves, opts))
+            .spawn_scoped(s, || {
+                use_clock(opts.clock);
+                solve_here(root, leaves, opts)
+            })
             .expect("spawning the solver thread")
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p))
@@ -536,12 +562,24 @@ fn search_here(
         ..AbConfig::default()
     };
     let mut ab = AlphaBeta::new(leaves, ab_cfg);
+    // The engine's guess steers the order of the questions and the
+    // trust in repetitions (never what is proved).
+    let uses_dfpn = opts.solver != SolverKind::Ab;
+    let guessed = (opts.ask == Ask::Value || (opts.trust == Trust::Auto && uses_dfpn))
+        .then(|| guess(&root, leaves.oracle));
+    let expect = guessed.map(|g| g.expect);
+    let drawn_child = draw_by_a_leaf_child(&root, &leaves);
+    let trust = match opts.trust {
+        Trust::Off => false,
+        Trust::On => true,
+        Trust::Auto => expect == Some(Expect::Draw) || (drawn_child && expect != Some(Expect::Win)),
+    };
     let mut df = Dfpn::new(
         leaves,
         DfpnConfig {
             limits,
             table_entries: opts.table_entries,
-            trust: opts.trust_loops,
+            trust,
             ..DfpnConfig::default()
         },
     );
@@ -777,16 +815,31 @@ fn search_here(
         }
         Ask::Value => {
             // The budget goes to the question still open: a draw question
-            // that the databases or the store already settle at the root
-            // is asked first (it costs nothing), and the win question gets
+            // that the databases or the store already settle at the root,
+            // or at one of its children (the ballot walk's main-line
+            // child), is asked first (it costs a node or a few), and the win question gets
             // all the time; otherwise the win question gets half, the draw
             // question the rest, and what the draw question leaves goes
             // back to a win question still open.
-            let draw_settled = leaves.classify(&root, Value::Draw).is_some()
+            //
+            // The engine's guess orders the rest: a position it expects
+            // to lose asks the draw question first, with all the time (a
+            // "no" is the loss); one it expects to win gives the win
+            // question three quarters of the time.
+            let draw_settled = (leaves.classify(&root, Value::Draw).is_some() || drawn_child)
                 && leaves.classify(&root, Value::Win).is_none();
+            let draw_first = draw_settled || expect == Some(Expect::Loss);
             let (mut w, mut bw) = (Status::Unknown, None);
-            if !draw_settled {
-                (w, bw) = ask(Value::Win, share(deadline, 2), &mut runs, &mut proofs)?;
+            if !draw_first {
+                let until = if expect == Some(Expect::Win) {
+                    deadline.map(|d| {
+                        let now = Instant::now();
+                        now + d.saturating_duration_since(now).mul_f64(0.75)
+                    })
+                } else {
+                    share(deadline, 2)
+                };
+                (w, bw) = ask(Value::Win, until, &mut runs, &mut proofs)?;
             }
             if w == Status::Success {
                 outcome = Some(Outcome::Exact(Value::Win));
@@ -837,6 +890,15 @@ fn search_here(
         proofs,
         provenance,
         resumed,
+    })
+}
+
+/// Whether a child of `root` is a leaf that gives the mover at least a
+/// draw (the databases or the store say its mover does not win).
+pub fn draw_by_a_leaf_child(root: &Position, leaves: &Leaves<'_>) -> bool {
+    let ct = child_threshold(Value::Draw);
+    root.moves().iter().any(|m| {
+        leaves.classify(&root.play_unchecked(m), ct).map(|(s, _)| s) == Some(Status::Failure)
     })
 }
 

@@ -13,6 +13,7 @@
 //! is rolled back; a win proof comes out acyclic. Nodes are added after
 //! their subtree is complete; a failed branch is rolled back.
 
+use crate::clock::Instant;
 use crate::dfpn::Dfpn;
 use crate::leaves::Leaves;
 use crate::prover::AlphaBeta;
@@ -20,7 +21,6 @@ use crate::question::{child_threshold, prover_of, question_goal, Res, Status};
 use engine::{Color, Move, MoveList, Position, Value};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use std::collections::HashMap;
-use std::time::Instant;
 use thiserror::Error;
 
 /// What the extractor asks a search about one position.

@@ -8,6 +8,7 @@ use engine::notation::fen::parse_fen;
 use engine::{Move, MoveList, NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
 use proofdb::{ProofTree, Question};
+use solver::clock::Instant;
 use solver::dfpn::{Dfpn, DfpnConfig};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::question::proved_question;
@@ -15,7 +16,6 @@ use solver::tree::{extract, Ask, DfpnThenAb, ExtractError, Known, ProofSearch};
 use solver::verify::verify;
 use solver::{Leaves, Limits};
 use solver::{Res, Status};
-use std::time::Instant;
 mod stack;
 
 use stack::on_big_stack;

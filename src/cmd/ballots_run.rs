@@ -7,7 +7,7 @@
 //! the position in progress, and running the same command again resumes.
 
 use crate::cmd::db::StoreArg;
-use crate::cmd::solve::SolverArg;
+use crate::cmd::solve::{SolverArg, TrustArg};
 use crate::oracle::Needs;
 use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
@@ -22,6 +22,7 @@ use engine::search::{Limits, Searcher};
 use engine::Oracle;
 use proofdb::{LiveResults, Store};
 use rayon::prelude::*;
+use solver::clock::Clock;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -42,10 +43,14 @@ pub struct RunArgs {
     /// Ballot table (default: as for `ballots list`).
     #[arg(long, value_name = "FILE")]
     pub ballots_file: Option<PathBuf>,
-    /// Seconds per ballot in this run (at most 365 days).
+    /// Seconds per ballot in this run (at most 365 days): CPU seconds of
+    /// the threads that search (wall seconds with --wall-clock), so that
+    /// a loaded machine proves what an idle one does.
     #[arg(long, default_value_t = 20.0, value_name = "SECS", value_parser = crate::limits::seconds)]
     pub budget: f64,
-    /// Seconds per position (at most 365 days).
+    /// Seconds per position, on the same clock as --budget (at most 365
+    /// days); a position that resists is tried again with twice its last
+    /// budget while the ballot's budget lasts.
     #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = crate::limits::seconds)]
     pub position_budget: f64,
     /// Endgame databases up to this many pieces (built on first use).
@@ -68,6 +73,23 @@ pub struct RunArgs {
     /// on 12 stuck ballots at 12 s a position it moved no frontier).
     #[arg(long)]
     pub manager: bool,
+    /// Start every attempt at a position afresh. By default df-pn's
+    /// tables of a position left open are kept in the folder STORE.dfpn
+    /// beside the store (up to about 26 bytes per table entry each), so
+    /// that a retry with a doubled budget, or a rerun, goes on from the
+    /// work already done; a settled position's file is removed.
+    #[arg(long)]
+    pub no_carry_over: bool,
+    /// Count --budget, --position-budget and the recorded times in wall
+    /// time instead of CPU time.
+    #[arg(long)]
+    pub wall_clock: bool,
+    /// When df-pn builds on results held through a repetition before they
+    /// are checked: auto (where the engine or a drawn next position says
+    /// the position is a draw, and the question is the draw side's), on,
+    /// off. See solver::dfpn.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub trust_loops: TrustArg,
     /// Transposition-table entries per solver and thread (all of them
     /// within the machine's memory).
     #[arg(long, default_value_t = 2_000_000,
@@ -171,6 +193,8 @@ struct Shared<'a> {
     run_id: &'a str,
     settings: ProverSettings,
     manager: bool,
+    /// Where df-pn's tables of open positions are kept between attempts.
+    checkpoints: Option<&'a std::path::Path>,
     budget: Budget,
     limits: ExtendLimits,
     stop: &'static AtomicBool,
@@ -215,6 +239,7 @@ fn run_ballot(
         run_id: sh.run_id.to_string(),
         settings: sh.settings,
         stop: Some(sh.stop),
+        checkpoints: sh.checkpoints,
     };
     let prover: Box<dyn PositionProver + '_> = if sh.manager {
         Box::new(ManagedProver {
@@ -290,9 +315,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .num_threads(threads)
         .build()
         .context("starting the worker threads")?;
+    let clock = if args.wall_clock { "wall" } else { "CPU" };
     eprintln!(
-        "checkers: {} ballot(s), {threads} thread(s), {} s per ballot, {} s per position, \
-         databases to {} pieces, store {} ({} results), run {run_id}",
+        "checkers: {} ballot(s), {threads} thread(s), {} {clock}-s per ballot, {} {clock}-s per \
+         position, databases to {} pieces, store {} ({} results), run {run_id}",
         chosen.len(),
         args.budget,
         args.position_budget,
@@ -300,6 +326,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         path.display(),
         live.len()
     );
+    let tables_dir = {
+        let mut name = path.clone().into_os_string();
+        name.push(".dfpn");
+        PathBuf::from(name)
+    };
+    let checkpoints = if args.no_carry_over {
+        None
+    } else {
+        std::fs::create_dir_all(&tables_dir)
+            .with_context(|| format!("creating {}", tables_dir.display()))?;
+        Some(tables_dir.as_path())
+    };
     let shared = Shared {
         store: &store,
         live: &live,
@@ -310,9 +348,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             solver: args.solver.kind(),
             table_entries: args.table_entries,
             egdb_pieces: args.egdb_pieces,
+            clock: if args.wall_clock {
+                Clock::Wall
+            } else {
+                Clock::Cpu
+            },
+            trust: args.trust_loops.trust(),
             ..ProverSettings::default()
         },
         manager: args.manager,
+        checkpoints,
         budget,
         limits: ExtendLimits {
             per_move: Limits {

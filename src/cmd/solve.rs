@@ -6,9 +6,10 @@ use anyhow::Context;
 use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
 use proofdb::{LiveResults, ResultRecord, Store};
+use solver::clock::Clock;
 use solver::proofio::{self, StoredProof};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
-use solver::{Leaves, Status};
+use solver::{Leaves, Status, Trust};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -59,6 +60,31 @@ impl SolverArg {
     }
 }
 
+/// The time limit of a solve given neither `--time` nor `--nodes`.
+pub const DEFAULT_TIME: Duration = Duration::from_secs(60);
+
+/// When df-pn builds on results held through a repetition.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum TrustArg {
+    /// For positions the engine's guess says are level.
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
+}
+
+impl TrustArg {
+    /// The solver library's name for the choice.
+    pub fn trust(self) -> Trust {
+        match self {
+            TrustArg::Auto => Trust::Auto,
+            TrustArg::On => Trust::On,
+            TrustArg::Off => Trust::Off,
+        }
+    }
+}
+
 /// Arguments of `checkers solve`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -72,15 +98,23 @@ pub struct Args {
     /// The question.
     #[arg(long, value_enum, default_value = "value")]
     pub question: QuestionArg,
-    /// The solver.
-    #[arg(long, value_enum, default_value = "ab")]
+    /// The solver (df-pn by default: on the bench positions and the
+    /// ballot walks it settles more than alpha-beta in the same time).
+    #[arg(long, value_enum, default_value = "dfpn")]
     pub solver: SolverArg,
-    /// Node budget per solver and binary question.
+    /// Node budget per solver and binary question (without it and
+    /// without --time: 60 s).
     #[arg(long, conflicts_with = "time")]
     pub nodes: Option<u64>,
-    /// Time limit per position, in seconds (at most 365 days).
+    /// Time limit per position, in seconds (at most 365 days) of CPU time
+    /// of the solving thread (of wall time with --wall-clock), so that a
+    /// busy machine gives the search the same work as an idle one.
     #[arg(long, value_parser = crate::limits::seconds)]
     pub time: Option<f64>,
+    /// Count --time (and the times reported) in wall time instead of CPU
+    /// time.
+    #[arg(long)]
+    pub wall_clock: bool,
     /// Endgame databases up to this many pieces (0: none).
     #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
@@ -107,11 +141,13 @@ pub struct Args {
     #[arg(long, default_value_t = 30_000_000,
           value_parser = crate::limits::held(crate::limits::RETRO_POSITION_BYTES))]
     pub retro_positions: usize,
-    /// Let df-pn build on results that rely on a repetition before they
-    /// are checked (faster proofs of draws in king endings, slower
-    /// wins; the results stay sound: see solver::dfpn)
-    #[arg(long)]
-    pub trust_loops: bool,
+    /// When df-pn builds on results that rely on a repetition before they
+    /// are checked (faster proofs of draws in king endings, slower wins;
+    /// the results stay sound: see solver::dfpn): auto (for a position
+    /// the engine's guess says is level), on (`--trust-loops` alone), off.
+    #[arg(long, value_enum, default_value = "auto", num_args = 0..=1,
+          default_missing_value = "on", value_name = "WHEN")]
+    pub trust_loops: TrustArg,
     /// Keep df-pn's tables in FILE so that a long search survives being
     /// stopped or killed: written every --checkpoint-every seconds, on
     /// SIGINT and after each question (through a temporary file, so a
@@ -230,12 +266,18 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             QuestionArg::Draw => Ask::Draw,
             QuestionArg::Value => Ask::Value,
         },
-        max_nodes: match (args.nodes, args.time) {
-            (Some(n), _) => n,
-            (None, Some(_)) => u64::MAX,
-            (None, None) => 10_000_000,
+        max_nodes: args.nodes.unwrap_or(u64::MAX),
+        // Without a limit: DEFAULT_TIME.
+        time: match (args.nodes, args.time) {
+            (_, Some(t)) => Some(crate::limits::duration(t)),
+            (Some(_), None) => None,
+            (None, None) => Some(DEFAULT_TIME),
         },
-        time: args.time.map(crate::limits::duration),
+        clock: if args.wall_clock {
+            Clock::Wall
+        } else {
+            Clock::Cpu
+        },
         proofs: !args.no_proof,
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
@@ -243,7 +285,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         stop: Some(stop),
         progress: Some(work),
         retro_positions: args.retro_positions,
-        trust_loops: args.trust_loops,
+        trust: args.trust_loops.trust(),
         checkpoint: match &args.checkpoint {
             None => None,
             Some(_) if args.solver.kind() == SolverKind::Ab => {

@@ -32,6 +32,7 @@
 //! reopened, and the call goes on without trusting.
 
 use crate::budget::{Budget, Limits};
+use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{child_threshold, Res, Status, PLAIN};
@@ -39,7 +40,7 @@ use crate::table::{Key, MoveSlot, Table};
 use closure::Look;
 use engine::{Move, MoveList, Position, Value};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub mod checkpoint;
 pub mod closure;
@@ -301,7 +302,9 @@ struct Periodic {
     path: PathBuf,
     context: String,
     every: Duration,
-    last: Instant,
+    /// When it was last written (wall time: checkpoints are for runs
+    /// that are killed, whatever CPU they had).
+    last: std::time::Instant,
     /// Why the last write failed (the search stopped then).
     failed: Option<CheckpointError>,
 }
@@ -336,7 +339,7 @@ impl<'a> Dfpn<'a> {
     ) -> Result<CheckpointStats, CheckpointError> {
         let stats = checkpoint::save(self, path, context)?;
         if let Some(p) = self.periodic.as_mut().filter(|p| p.path == path) {
-            p.last = Instant::now();
+            p.last = std::time::Instant::now();
         }
         Ok(stats)
     }
@@ -360,7 +363,7 @@ impl<'a> Dfpn<'a> {
             path: path.to_path_buf(),
             context: context.to_string(),
             every,
-            last: Instant::now(),
+            last: std::time::Instant::now(),
             failed: None,
         });
     }
@@ -381,7 +384,7 @@ impl<'a> Dfpn<'a> {
                 p.failed = Some(e);
                 self.budget.abort();
             }
-            p.last = Instant::now();
+            p.last = std::time::Instant::now();
         }
         self.periodic = Some(p);
     }

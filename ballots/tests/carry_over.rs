@@ -1,0 +1,62 @@
+//! A position left open keeps df-pn's tables for its next attempt; a
+//! settled one leaves no file behind; a file that cannot be read back is
+//! replaced, not fatal.
+
+use ballots::attempt::{checkpoint_file, ProverSettings, StoreProver};
+use ballots::job::PositionProver;
+use engine::notation::fen::parse_fen;
+use engine::{NoOracle, Value};
+use proofdb::{LiveResults, Outcome, Store};
+use solver::SolverKind;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+fn prover<'a>(
+    store: &'a Store,
+    live: &'a LiveResults,
+    dir: &'a std::path::Path,
+) -> StoreProver<'a> {
+    StoreProver {
+        oracle: &NoOracle,
+        live,
+        store,
+        run_id: "test".to_string(),
+        settings: ProverSettings {
+            solver: SolverKind::Dfpn,
+            table_entries: 100_000,
+            ..ProverSettings::default()
+        },
+        stop: None,
+        checkpoints: Some(dir),
+    }
+}
+
+#[test]
+fn an_open_position_keeps_its_tables_and_a_settled_one_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+    let live = LiveResults::load(&store).unwrap();
+    let tables = dir.path().join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let p = prover(&store, &live, &tables);
+    let stop = AtomicBool::new(false);
+
+    // The opening is far beyond a few milliseconds without databases.
+    let open = engine::Position::initial();
+    let a = p.prove(&open, Duration::from_millis(30), &stop).unwrap();
+    assert_eq!(a.outcome, None);
+    assert!(checkpoint_file(&tables, &open).is_file());
+
+    // Two kings against one: settled, and nothing kept.
+    let won = parse_fen("W:WK1,K5:BK32").unwrap();
+    let b = p.prove(&won, Duration::from_secs(30), &stop).unwrap();
+    assert_eq!(b.outcome, Some(Outcome::Exact(Value::Win)));
+    assert!(!checkpoint_file(&tables, &won).exists());
+
+    // Garbage where the tables were: the attempt searches afresh.
+    std::fs::write(checkpoint_file(&tables, &open), b"not a checkpoint").unwrap();
+    let c = p.prove(&open, Duration::from_millis(30), &stop).unwrap();
+    assert_eq!(c.outcome, None);
+    let kept = std::fs::read(checkpoint_file(&tables, &open)).unwrap();
+    assert_ne!(kept, b"not a checkpoint");
+}
