@@ -109,6 +109,7 @@ pub fn to_rows(line: &MainLine) -> Vec<LinePly> {
             position: p.after,
             move_text: move_to_text(&line.position(i), &p.mv),
             origin: p.origin,
+            score: None,
         })
         .collect()
 }

@@ -25,6 +25,7 @@ fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
         position: pos,
         move_text: String::new(),
         origin: Origin::Published,
+        score: None,
     }];
     for ply in 1..=plies {
         let (m, next) = if ply <= 3 {
@@ -43,6 +44,7 @@ fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
             } else {
                 Origin::Engine
             },
+            score: None,
         });
     }
     assert_eq!(out[3].position, ballot.position);
