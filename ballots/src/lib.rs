@@ -11,4 +11,5 @@ pub mod line;
 pub mod manager;
 pub mod plan;
 pub mod report;
+pub mod score;
 pub mod sources;

@@ -54,6 +54,9 @@ pub struct LinePly {
     pub after: Position,
     /// Where the move came from.
     pub origin: Origin,
+    /// The engine's score of `after` (see [`crate::score`] for the scale
+    /// and point of view); `None` until the line is scored.
+    pub score: Option<i32>,
 }
 
 /// A main line from the initial position.
@@ -93,11 +96,26 @@ impl MainLine {
     pub fn push(&mut self, mv: Move, origin: Origin) -> bool {
         match self.last().play(&mv) {
             Some(after) => {
-                self.plies.push(LinePly { mv, after, origin });
+                self.plies.push(LinePly {
+                    mv,
+                    after,
+                    origin,
+                    score: None,
+                });
                 true
             }
             None => false,
         }
+    }
+
+    /// How many plies at the end of the line are reversible: neither a
+    /// capture nor a man's move (so only kings moved, and the position
+    /// could come back).
+    pub fn quiet_plies(&self) -> usize {
+        (1..=self.len())
+            .rev()
+            .take_while(|&k| !is_irreversible(&self.position(k - 1), &self.plies[k - 1].mv))
+            .count()
     }
 
     /// A line of legal moves from the initial position, all of one origin;
@@ -111,6 +129,12 @@ impl MainLine {
         }
         Some(line)
     }
+}
+
+/// Whether `mv`, played in `before`, can never be undone: a capture, or a
+/// man's move (men only move forward).
+pub fn is_irreversible(before: &Position, mv: &Move) -> bool {
+    mv.is_capture() || before.kings() & (1u32 << mv.from().index()) == 0
 }
 
 /// Extends `line` (ending at a ballot position or later) with the archive's

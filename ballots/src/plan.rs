@@ -1,15 +1,18 @@
 //! Building a ballot's main line (DESIGN.md "Walking a ballot"): the
 //! published trunk where there is one, else the ballot's three moves and
-//! the path most played in the master-game archive, then the engine's
-//! principal variation down to a position the databases settle. The line
-//! is kept in the store, so a resumed run walks the same line.
+//! the archive's most played drawn path ([`crate::line`]), then the
+//! engine's principal variation down to a position the databases settle
+//! or where only kings would shuffle ([`crate::extend`]), each position
+//! scored by the engine ([`crate::score`]). The line is kept in the
+//! store, so a resumed run walks the same line.
 
 use crate::deck::Ballot;
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
+use crate::score::white_view;
 use crate::sources::Trunks;
 use engine::notation::movetext::move_to_text;
-use engine::search::Searcher;
+use engine::search::{Limits, Searcher};
 use engine::{Oracle, Position};
 use proofdb::{LinePly, Store, StoreError};
 use thiserror::Error;
@@ -78,7 +81,9 @@ pub fn book_line(ballot: &Ballot, sources: &LineSources) -> Result<MainLine, Pla
 /// Builds the full main line of `ballot`: [`book_line`], cut back to the
 /// first position the databases settle (or that ends the game), else
 /// extended with the engine's principal variation (`searcher`, `limits`)
-/// until one is reached.
+/// until [`crate::extend::stop_reason`] says stop; then every position is
+/// scored ([`score_line`]). Settled means: the oracle answers, or the
+/// position has at most `limits.settle_pieces` pieces.
 pub fn build_line(
     ballot: &Ballot,
     sources: &LineSources,
@@ -87,16 +92,43 @@ pub fn build_line(
     limits: &ExtendLimits,
 ) -> Result<MainLine, PlanError> {
     let mut line = book_line(ballot, sources)?;
-    let settled = |p: &Position| oracle.probe(p).is_some();
+    let settled =
+        |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
     if let Some(k) = (3..=line.len()).find(|&k| {
         let p = line.position(k);
         settled(&p) || p.is_terminal()
     }) {
         line.plies.truncate(k);
-        return Ok(line);
+    } else {
+        extend_with_engine(&mut line, searcher, oracle, limits, &settled);
     }
-    extend_with_engine(&mut line, searcher, oracle, limits, &settled);
+    score_line(&mut line, searcher, oracle, &limits.per_move);
     Ok(line)
+}
+
+/// Gives every unscored ply of `line` the engine's score of its position:
+/// a search with `per_move` limits (the game so far as its history), or
+/// a loss for the side to move when it has no move. Scores are White's
+/// point of view ([`crate::score`]).
+pub fn score_line(
+    line: &mut MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    per_move: &Limits,
+) {
+    for k in 1..=line.len() {
+        if line.plies[k - 1].score.is_some() {
+            continue;
+        }
+        let pos = line.position(k);
+        let score = if pos.is_terminal() {
+            -engine::search::MATE
+        } else {
+            let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
+            searcher.search(&pos, per_move, oracle, &history).score
+        };
+        line.plies[k - 1].score = Some(white_view(score, &pos));
+    }
 }
 
 /// The line as the store keeps it: plies 1..=len with move text and origin.
@@ -109,7 +141,7 @@ pub fn to_rows(line: &MainLine) -> Vec<LinePly> {
             position: p.after,
             move_text: move_to_text(&line.position(i), &p.mv),
             origin: p.origin,
-            score: None,
+            score: p.score,
         })
         .collect()
 }
@@ -141,6 +173,9 @@ pub fn stored_line(store: &Store, ballot: u32) -> Result<Option<MainLine>, PlanE
             return Err(broken);
         };
         line.push(mv, row.origin);
+        if let Some(p) = line.plies.last_mut() {
+            p.score = row.score;
+        }
     }
     Ok(Some(line))
 }
@@ -186,6 +221,8 @@ mod tests {
                 ..Limits::default()
             },
             max_plies: 300,
+            settle_pieces: 0,
+            quiet_plies: ExtendLimits::QUIET_PLIES,
         }
     }
 
@@ -212,6 +249,8 @@ mod tests {
         assert!(last.piece_count() <= 16 || last.is_terminal());
         // The first settled position ends the line.
         assert!((3..line.len()).all(|k| line.position(k).piece_count() > 16));
+        // Every position is scored, the last too.
+        assert!(line.plies.iter().all(|p| p.score.is_some()));
     }
 
     #[test]
@@ -247,6 +286,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a, b);
+        // Read back with its scores.
+        assert!(a.plies.iter().all(|p| p.score.is_some()));
         assert_eq!(stored_line(&store, ballot.number).unwrap(), Some(a));
         drop(store);
     }

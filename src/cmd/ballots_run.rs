@@ -320,6 +320,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 ..Limits::default()
             },
             max_plies: 400,
+            settle_pieces: args.egdb_pieces,
+            quiet_plies: ExtendLimits::QUIET_PLIES,
         },
         stop,
     };
