@@ -12,4 +12,5 @@ pub mod manager;
 pub mod plan;
 pub mod report;
 pub mod score;
+pub mod show;
 pub mod sources;
