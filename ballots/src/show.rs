@@ -82,17 +82,16 @@ pub fn line_text(store: &Store, ballot: &Ballot) -> Result<Option<String>, Store
         "ply", "move", "origin", "pieces", "score"
     );
     for (p, v) in rows.iter().zip(&values) {
-        out += &format!(
-            "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {}\n",
+        let row = format!(
+            "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {}",
             p.ply,
             p.move_text,
             p.origin.name(),
             p.position.piece_count(),
             p.score.map_or("-".to_string(), men_text),
             value_text(v, p)
-        )
-        .trim_end()
-        .to_string();
+        );
+        out += row.trim_end();
         out.push('\n');
     }
     Ok(Some(out))
