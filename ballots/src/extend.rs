@@ -108,8 +108,9 @@ pub fn stop_reason(
 /// Extends `line` with the engine's best move, one search per ply, until
 /// [`stop_reason`] says stop, a position would repeat, or
 /// `limits.max_plies` are added. Each search's score is recorded as the
-/// score of the position it searched (White's point of view); the last
-/// position is left unscored.
+/// score of the position it searched (White's point of view), except at
+/// positions with a single legal move; the last position is left
+/// unscored.
 pub fn extend_with_engine(
     line: &mut MainLine,
     searcher: &mut Searcher,
@@ -128,8 +129,12 @@ pub fn extend_with_engine(
         let pos = line.last();
         let history: Vec<Position> = (0..line.len()).map(|k| line.position(k)).collect();
         let result = searcher.search(&pos, &limits.per_move, oracle, &history);
-        if let Some(last) = line.plies.last_mut() {
-            last.score = Some(white_view(result.score, &pos));
+        // A single-move root is searched only by a capture play-out:
+        // `plan::score_line` scores it from the position after.
+        if pos.moves().len() > 1 {
+            if let Some(last) = line.plies.last_mut() {
+                last.score = Some(white_view(result.score, &pos));
+            }
         }
         let Some(mv) = result.best_move else {
             break ExtendStop::GameOver;
@@ -188,10 +193,11 @@ mod tests {
         let last = line.last();
         assert!(last.piece_count() <= 20 || last.is_terminal());
         assert!(line.plies.iter().all(|p| p.origin == Origin::Engine));
-        // Every ply but the last is scored by the search made there.
+        // Every ply but the last is scored by the search made there,
+        // unless its position has a single legal move.
         assert!(line.plies[..line.len() - 1]
             .iter()
-            .all(|p| p.score.is_some()));
+            .all(|p| p.score.is_some() || p.after.moves().len() == 1));
         assert_eq!(line.plies.last().unwrap().score, None);
         // Every ply is legal from the one before.
         for k in 1..=line.len() {

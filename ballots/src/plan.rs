@@ -106,9 +106,8 @@ pub fn build_line(
     Ok(line)
 }
 
-/// Gives every unscored ply of `line` the engine's score of its position:
-/// a search with `per_move` limits (the game so far as its history), or
-/// a loss for the side to move when it has no move. Scores are White's
+/// Gives every unscored ply of `line` the engine's score of its position
+/// ([`forced_score`], the game so far as its history). Scores are White's
 /// point of view ([`crate::score`]).
 pub fn score_line(
     line: &mut MainLine,
@@ -121,14 +120,41 @@ pub fn score_line(
             continue;
         }
         let pos = line.position(k);
-        let score = if pos.is_terminal() {
-            -engine::search::MATE
-        } else {
-            let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
-            searcher.search(&pos, per_move, oracle, &history).score
-        };
+        let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
+        let score = forced_score(&pos, &history, searcher, oracle, per_move);
         line.plies[k - 1].score = Some(white_view(score, &pos));
     }
+}
+
+/// The engine's score of `pos` for its side to move: a loss when it has
+/// no move; with one legal move, the negated score of the position after
+/// it (followed while moves are forced), since the engine's search gives
+/// a single-move root only a capture play-out (a shot that gives a man to
+/// take two would read as a man lost); else a search with `per_move`.
+pub fn forced_score(
+    pos: &Position,
+    history: &[Position],
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    per_move: &Limits,
+) -> i32 {
+    let mut history = history.to_vec();
+    let mut here = *pos;
+    let mut sign = 1;
+    // Forced sequences are short; the bound only guards against a cycle.
+    for _ in 0..64 {
+        let moves = here.moves();
+        match moves.as_slice() {
+            [] => return sign * -engine::search::MATE,
+            [only] => {
+                history.push(here);
+                here = here.play_unchecked(only);
+                sign = -sign;
+            }
+            _ => break,
+        }
+    }
+    sign * searcher.search(&here, per_move, oracle, &history).score
 }
 
 /// The line as the store keeps it: plies 1..=len with move text and origin.
@@ -251,6 +277,60 @@ mod tests {
         assert!((3..line.len()).all(|k| line.position(k).piece_count() > 16));
         // Every position is scored, the last too.
         assert!(line.plies.iter().all(|p| p.score.is_some()));
+    }
+
+    #[test]
+    fn a_forced_move_is_scored_by_the_position_after_it() {
+        // Ballot 91's archive line to ply 16, 22-17: Black must take 9x18
+        // (its only move), then White gets two for one back; the engine's
+        // search of a single-move root only plays captures out.
+        let deck = Deck::builtin();
+        let line = book_line(deck.get(91).unwrap(), &LineSources::default()).unwrap();
+        let mut line = MainLine::from_moves(
+            &line.plies.iter().map(|p| p.mv).collect::<Vec<_>>(),
+            Origin::Published,
+        )
+        .unwrap();
+        for (f, t) in [
+            (17, 14),
+            (9, 18),
+            (23, 14),
+            (10, 17),
+            (21, 14),
+            (1, 6),
+            (25, 21),
+            (11, 16),
+            (29, 25),
+            (16, 19),
+            (25, 22),
+            (6, 9),
+            (22, 17),
+        ] {
+            let pos = line.last();
+            let m = *pos
+                .moves()
+                .iter()
+                .find(|m| m.from().number() == f && m.to().number() == t)
+                .expect("legal move");
+            assert!(line.push(m, Origin::Archive));
+        }
+        let forced = line.last();
+        assert_eq!(forced.moves().len(), 1);
+        let per_move = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let oracle = Pieces(0);
+        let history: Vec<Position> = (0..line.len()).map(|k| line.position(k)).collect();
+        let child = forced.play_unchecked(&forced.moves().as_slice()[0]);
+        let mut child_history = history.clone();
+        child_history.push(forced);
+        let after = Searcher::new(4).search(&child, &per_move, &oracle, &child_history);
+        let score = forced_score(&forced, &history, &mut Searcher::new(4), &oracle, &per_move);
+        assert_eq!(score, -after.score);
+        score_line(&mut line, &mut Searcher::new(4), &oracle, &per_move);
+        let stored = line.plies.last().unwrap().score.unwrap();
+        assert_eq!(stored, white_view(score, &forced));
     }
 
     #[test]
