@@ -108,6 +108,31 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
         );
     }
 
+    // Every ply carries the engine's score, and `ballots show` prints the
+    // line with its origins, scores and verdict.
+    assert!(line.iter().all(|p| p.score.is_some()), "{line:?}");
+    let shown = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(["ballots", "show", "--ballot", "5", "--store", "s.sqlite"])
+        .current_dir(dir)
+        .env_remove("CHECKERS_STORE")
+        .env_remove("CHECKERS_DATA")
+        .output()
+        .unwrap();
+    assert!(shown.status.success(), "{}", text(&shown.stderr));
+    let shown = text(&shown.stdout);
+    assert!(
+        shown.starts_with(&format!(
+            "ballot 5 (9-13 22-18 6-9): {} plies: ",
+            line.len()
+        )),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("\ndecisive from ply ") || shown.contains("\nlevel throughout"),
+        "{shown}"
+    );
+    assert_eq!(shown.lines().count(), 4 + line.len() + 1, "{shown}");
+
     // Again with the same budgets: the same line, proved plies untouched.
     let out = run(
         dir,

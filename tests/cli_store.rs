@@ -167,6 +167,7 @@ fn ballots_list_status_report() {
         position: p,
         move_text: String::new(),
         origin: Origin::Published,
+        score: None,
     }];
     for (i, mv) in ["9-13", "21-17", "5-9", "25-21", "11-15"]
         .iter()
@@ -179,6 +180,7 @@ fn ballots_list_status_report() {
             position: p,
             move_text: mv.to_string(),
             origin: Origin::Published,
+            score: None,
         });
     }
     store.set_main_line(1, &line).unwrap();

@@ -1,7 +1,18 @@
 //! Extending a main line with the engine's principal variation, down to a
 //! position the databases or the prover settle.
+//!
+//! The extension stops (see [`stop_reason`]) at a position the databases
+//! settle, at the end of the game, and also where playing on would only
+//! shuffle kings: in a pure-king ending, or after [`ExtendLimits::quiet_plies`]
+//! plies without a capture or a man's move. Stopping at a position the
+//! databases do not settle is valid: the ballot job proves the last
+//! position of a line with the solvers like any other (the databases and
+//! the store answer its leaves), and if that fails the ballot is stuck at
+//! its last ply, which is what the shuffling plies would have led to
+//! anyway, after proving dozens of positions that all have the same value.
 
 use crate::line::{MainLine, Origin};
+use crate::score::white_view;
 use engine::search::{Limits, Searcher};
 use engine::{Oracle, Position};
 
@@ -12,65 +23,182 @@ pub struct ExtendLimits {
     pub per_move: Limits,
     /// Most plies added.
     pub max_plies: usize,
+    /// Positions of at most this many pieces end the extension, whether
+    /// or not a database answers for them: the run's databases of that
+    /// size settle them (or will, once built). 0: only what the oracle
+    /// answers.
+    pub settle_pieces: u32,
+    /// A line that has gone this many plies without an irreversible move
+    /// (a capture or a man's move) ends the extension. 0: never.
+    pub quiet_plies: usize,
+}
+
+impl ExtendLimits {
+    /// Plies without a capture or a man's move after which the extension
+    /// stops (`ballots run` uses it).
+    pub const QUIET_PLIES: usize = 20;
+}
+
+/// Why an extension stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExtendStop {
+    /// The last position is settled (databases, or small enough for them).
+    Settled,
+    /// The side to move has no move.
+    GameOver,
+    /// Only kings are left and the databases do not settle the position.
+    KingsOnly,
+    /// [`ExtendLimits::quiet_plies`] plies without a capture or a man's move.
+    Quiet,
+    /// The engine's move would repeat a position of the line.
+    Repetition,
+    /// [`ExtendLimits::max_plies`] plies were added.
+    MaxPlies,
+}
+
+impl ExtendStop {
+    /// A short name: `settled`, `game over`, `kings only`, `quiet`,
+    /// `repetition`, `max plies`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ExtendStop::Settled => "settled",
+            ExtendStop::GameOver => "game over",
+            ExtendStop::KingsOnly => "kings only",
+            ExtendStop::Quiet => "quiet",
+            ExtendStop::Repetition => "repetition",
+            ExtendStop::MaxPlies => "max plies",
+        }
+    }
+}
+
+/// What an extension did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extension {
+    /// Plies added.
+    pub added: usize,
+    /// Why it stopped.
+    pub stop: ExtendStop,
+}
+
+/// Whether the extension stops at the last position of `line`, and why:
+/// [`ExtendStop::Settled`] when `settled` holds for it or it has at most
+/// `limits.settle_pieces` pieces, [`ExtendStop::GameOver`] when the side
+/// to move has no move, [`ExtendStop::KingsOnly`] when no man is left,
+/// [`ExtendStop::Quiet`] after `limits.quiet_plies` reversible plies (0:
+/// never). `None`: the engine plays on.
+pub fn stop_reason(
+    line: &MainLine,
+    limits: &ExtendLimits,
+    settled: &dyn Fn(&Position) -> bool,
+) -> Option<ExtendStop> {
+    let pos = line.last();
+    if pos.piece_count() <= limits.settle_pieces || settled(&pos) {
+        Some(ExtendStop::Settled)
+    } else if pos.is_terminal() {
+        Some(ExtendStop::GameOver)
+    } else if pos.men(engine::Color::Black) | pos.men(engine::Color::White) == 0 {
+        Some(ExtendStop::KingsOnly)
+    } else if limits.quiet_plies > 0 && line.quiet_plies() >= limits.quiet_plies {
+        Some(ExtendStop::Quiet)
+    } else {
+        None
+    }
 }
 
 /// Extends `line` with the engine's best move, one search per ply, until
-/// `settled` holds for the last position (for example: within the
-/// databases' piece count, or proved by the store), the game ends, a
-/// position repeats, or `limits.max_plies` are added. Returns the number
-/// of plies added.
+/// [`stop_reason`] says stop, a position would repeat, or
+/// `limits.max_plies` are added. Each search's score is recorded as the
+/// score of the position it searched (White's point of view), except at
+/// positions with a single legal move; the last position is left
+/// unscored.
 pub fn extend_with_engine(
     line: &mut MainLine,
     searcher: &mut Searcher,
     oracle: &dyn Oracle,
     limits: &ExtendLimits,
     settled: &dyn Fn(&Position) -> bool,
-) -> usize {
+) -> Extension {
     let mut added = 0;
-    while added < limits.max_plies {
-        let pos = line.last();
-        if settled(&pos) || pos.is_terminal() {
-            break;
+    let stop = loop {
+        if let Some(stop) = stop_reason(line, limits, settled) {
+            break stop;
         }
+        if added >= limits.max_plies {
+            break ExtendStop::MaxPlies;
+        }
+        let pos = line.last();
         let history: Vec<Position> = (0..line.len()).map(|k| line.position(k)).collect();
         let result = searcher.search(&pos, &limits.per_move, oracle, &history);
-        let Some(mv) = result.best_move else { break };
-        let next = pos.play_unchecked(&mv);
-        if history.contains(&next) {
-            break;
+        // A single-move root is searched only by a capture play-out:
+        // `plan::score_line` scores it from the position after.
+        if pos.moves().len() > 1 {
+            if let Some(last) = line.plies.last_mut() {
+                last.score = Some(white_view(result.score, &pos));
+            }
         }
-        if !line.push(mv, Origin::Engine) {
-            break;
+        let Some(mv) = result.best_move else {
+            break ExtendStop::GameOver;
+        };
+        let next = pos.play_unchecked(&mv);
+        if history.contains(&next) || !line.push(mv, Origin::Engine) {
+            break ExtendStop::Repetition;
         }
         added += 1;
-    }
-    added
+    };
+    Extension { added, stop }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::notation::fen::parse_fen;
     use engine::NoOracle;
 
-    #[test]
-    fn extends_to_the_piece_count_asked_for() {
-        let mut line = MainLine::default();
-        let mut searcher = Searcher::new(4);
-        let limits = ExtendLimits {
+    fn limits(quiet_plies: usize) -> ExtendLimits {
+        ExtendLimits {
             per_move: Limits {
                 depth: Some(4),
                 ..Limits::default()
             },
             max_plies: 200,
-        };
-        let added = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits, &|p| {
+            settle_pieces: 0,
+            quiet_plies,
+        }
+    }
+
+    /// A line from the initial position through `moves` (`from-to`).
+    fn line_of(moves: &[(u8, u8)]) -> MainLine {
+        let mut line = MainLine::default();
+        for &(f, t) in moves {
+            let pos = line.last();
+            let m = *pos
+                .moves()
+                .iter()
+                .find(|m| m.from().number() == f && m.to().number() == t)
+                .expect("legal move");
+            assert!(line.push(m, Origin::Published));
+        }
+        line
+    }
+
+    #[test]
+    fn extends_to_the_piece_count_asked_for() {
+        let mut line = MainLine::default();
+        let mut searcher = Searcher::new(4);
+        let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits(0), &|p| {
             p.piece_count() <= 20
         });
-        assert_eq!(added, line.len());
-        assert!(added > 0);
+        assert_eq!(ext.added, line.len());
+        assert!(ext.added > 0);
         let last = line.last();
         assert!(last.piece_count() <= 20 || last.is_terminal());
         assert!(line.plies.iter().all(|p| p.origin == Origin::Engine));
+        // Every ply but the last is scored by the search made there,
+        // unless its position has a single legal move.
+        assert!(line.plies[..line.len() - 1]
+            .iter()
+            .all(|p| p.score.is_some() || p.after.moves().len() == 1));
+        assert_eq!(line.plies.last().unwrap().score, None);
         // Every ply is legal from the one before.
         for k in 1..=line.len() {
             assert_eq!(
@@ -78,5 +206,103 @@ mod tests {
                 Some(line.position(k))
             );
         }
+    }
+
+    #[test]
+    fn the_piece_count_of_the_databases_settles_without_a_probe() {
+        let line = MainLine::default();
+        let mut l = limits(0);
+        l.settle_pieces = 24;
+        assert_eq!(
+            stop_reason(&line, &l, &|_| false),
+            Some(ExtendStop::Settled)
+        );
+        l.settle_pieces = 23;
+        assert_eq!(stop_reason(&line, &l, &|_| false), None);
+    }
+
+    #[test]
+    fn counts_plies_without_a_capture_or_a_man_move() {
+        // Men only: every ply is irreversible.
+        let line = line_of(&[(11, 15), (23, 19), (8, 11)]);
+        assert_eq!(line.quiet_plies(), 0);
+        assert_eq!(stop_reason(&line, &limits(1), &|_| false), None);
+    }
+
+    #[test]
+    fn a_king_ending_the_databases_do_not_settle_stops_the_engine() {
+        // Four kings against three: the engine alone would shuffle them.
+        let mut line = line_from("W:WK1,K2,K3,K4:BK29,K30,K31", &[]);
+        let mut searcher = Searcher::new(4);
+        let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits(20), &|_| false);
+        assert_eq!(
+            ext,
+            Extension {
+                added: 0,
+                stop: ExtendStop::KingsOnly
+            }
+        );
+        // Settled by the databases: that reason comes first.
+        assert_eq!(
+            stop_reason(&line, &limits(20), &|p| p.piece_count() <= 7),
+            Some(ExtendStop::Settled)
+        );
+    }
+
+    /// A line whose first ply jumps to `start` (a man's move from the
+    /// initial position, so the quiet count starts there), then `moves`.
+    fn line_from(start: &str, moves: &[(u8, u8)]) -> MainLine {
+        let start = parse_fen(start).unwrap();
+        let first = Position::initial().moves().as_slice()[0];
+        let mut line = MainLine::default();
+        line.plies.push(crate::line::LinePly {
+            mv: first,
+            after: start,
+            origin: Origin::Engine,
+            score: None,
+        });
+        for &(f, t) in moves {
+            let pos = line.last();
+            let m = *pos
+                .moves()
+                .iter()
+                .find(|m| m.from().number() == f && m.to().number() == t)
+                .expect("legal move");
+            assert!(line.push(m, Origin::Engine));
+        }
+        line
+    }
+
+    #[test]
+    fn a_run_of_king_moves_stops_the_engine_and_a_man_move_resets_it() {
+        // Kings shuffle while each side keeps a man back.
+        let fen = "B:W32,K27:B1,K2";
+        let shuffle = [(2, 6), (27, 23), (6, 2), (23, 27)];
+        let line = line_from(fen, &shuffle[..3]);
+        assert_eq!(line.quiet_plies(), 3);
+        assert_eq!(stop_reason(&line, &limits(4), &|_| false), None);
+        let line = line_from(fen, &shuffle);
+        assert_eq!(line.quiet_plies(), 4);
+        assert_eq!(
+            stop_reason(&line, &limits(4), &|_| false),
+            Some(ExtendStop::Quiet)
+        );
+        // 0 turns the rule off.
+        assert_eq!(stop_reason(&line, &limits(0), &|_| false), None);
+        // A man's move in between restarts the count.
+        let line = line_from(fen, &[(2, 6), (27, 23), (1, 5), (23, 27)]);
+        assert_eq!(line.quiet_plies(), 1);
+        assert_eq!(stop_reason(&line, &limits(4), &|_| false), None);
+        // The engine on such a line adds nothing once the count is reached.
+        let mut line = line_from(fen, &shuffle);
+        let mut searcher = Searcher::new(4);
+        let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits(4), &|_| false);
+        assert_eq!(
+            ext,
+            Extension {
+                added: 0,
+                stop: ExtendStop::Quiet
+            }
+        );
     }
 }

@@ -11,4 +11,6 @@ pub mod line;
 pub mod manager;
 pub mod plan;
 pub mod report;
+pub mod score;
+pub mod show;
 pub mod sources;

@@ -54,6 +54,9 @@ pub struct LinePly {
     pub after: Position,
     /// Where the move came from.
     pub origin: Origin,
+    /// The engine's score of `after` (see [`crate::score`] for the scale
+    /// and point of view); `None` until the line is scored.
+    pub score: Option<i32>,
 }
 
 /// A main line from the initial position.
@@ -93,11 +96,26 @@ impl MainLine {
     pub fn push(&mut self, mv: Move, origin: Origin) -> bool {
         match self.last().play(&mv) {
             Some(after) => {
-                self.plies.push(LinePly { mv, after, origin });
+                self.plies.push(LinePly {
+                    mv,
+                    after,
+                    origin,
+                    score: None,
+                });
                 true
             }
             None => false,
         }
+    }
+
+    /// How many plies at the end of the line are reversible: neither a
+    /// capture nor a man's move (so only kings moved, and the position
+    /// could come back).
+    pub fn quiet_plies(&self) -> usize {
+        (1..=self.len())
+            .rev()
+            .take_while(|&k| !is_irreversible(&self.position(k - 1), &self.plies[k - 1].mv))
+            .count()
     }
 
     /// A line of legal moves from the initial position, all of one origin;
@@ -113,13 +131,28 @@ impl MainLine {
     }
 }
 
-/// Extends `line` (ending at a ballot position or later) with the path most
-/// played in `games` from its last position: at each ply the continuation
-/// played by the most games wins, a drawn game counting double; ties go to
-/// the lower (from, to) squares so the choice is reproducible. Games reach
-/// the line's last position by any move order (transpositions count). When
-/// one game is left, its moves are followed to its end. Returns the number
-/// of plies added.
+/// Whether `mv`, played in `before`, can never be undone: a capture, or a
+/// man's move (men only move forward).
+pub fn is_irreversible(before: &Position, mv: &Move) -> bool {
+    mv.is_capture() || before.kings() & (1u32 << mv.from().index()) == 0
+}
+
+/// Extends `line` (ending at a ballot position or later) with the archive's
+/// most played *drawn* path from its last position.
+///
+/// At each ply the games still on the line vote for their next move, one
+/// vote each. While any drawn game continues from the current position,
+/// only drawn games vote: a ballot's main line should stay in the drawn
+/// lines masters play, and a path that more decisive games took is more
+/// likely to hold the loser's mistake (a drawn game cannot contain an
+/// unpunished losing move unless both sides missed it). Where no drawn
+/// game continues, every game still on the line votes (decisive and
+/// unknown alike). Games that played the chosen move stay on the line
+/// whatever their result, so the fallback has them later. Ties go to the
+/// lower (from, to) squares so the choice is reproducible. Games reach the
+/// line's last position by any move order (transpositions count). When one
+/// game is left, its moves are followed to its end. Returns the number of
+/// plies added.
 pub fn extend_with_archive(line: &mut MainLine, games: &[ArchiveGame]) -> usize {
     // For each game, the index of its first move after reaching the line's
     // last position (positions are compared, not move orders).
@@ -139,14 +172,19 @@ pub fn extend_with_archive(line: &mut MainLine, games: &[ArchiveGame]) -> usize 
         .collect();
     let mut added = 0;
     loop {
+        let drawn_continue = following
+            .iter()
+            .any(|(g, i)| g.result == GameResult::Draw && *i < g.moves.len());
         let mut votes: HashMap<(u8, u8, u32), (u32, Move)> = HashMap::new();
         for (g, i) in &following {
+            if drawn_continue && g.result != GameResult::Draw {
+                continue;
+            }
             if let Some(m) = g.moves.get(*i) {
-                let w = if g.result == GameResult::Draw { 2 } else { 1 };
                 let e = votes
                     .entry((m.from().index(), m.to().index(), m.captured()))
                     .or_insert((0, *m));
-                e.0 += w;
+                e.0 += 1;
             }
         }
         let Some((_, (_, best))) = votes
@@ -189,7 +227,44 @@ mod tests {
     }
 
     #[test]
-    fn most_played_path_wins_and_draws_count_double() {
+    fn a_drawn_path_beats_a_more_played_decisive_one() {
+        let ballot = game(&[(9, 13), (21, 17), (5, 9)], GameResult::Unknown);
+        let mut line = MainLine::from_moves(&ballot.moves, Origin::Published).unwrap();
+        let decisive = |tail: &[(u8, u8)]| {
+            let mut steps = vec![(9, 13), (21, 17), (5, 9)];
+            steps.extend_from_slice(tail);
+            game(&steps, GameResult::Decisive)
+        };
+        let games = vec![
+            // Six decisive games go 25-21, one drawn game 23-18 (it ends
+            // after 11-16), three decisive games 23-18 too: the old rule
+            // (a draw counting double) took 25-21, six votes to five.
+            decisive(&[(25, 21), (11, 15)]),
+            decisive(&[(25, 21), (11, 15)]),
+            decisive(&[(25, 21), (11, 15)]),
+            decisive(&[(25, 21), (10, 15)]),
+            decisive(&[(25, 21), (10, 15)]),
+            decisive(&[(25, 21), (10, 15)]),
+            game(
+                &[(9, 13), (21, 17), (5, 9), (23, 18), (11, 16)],
+                GameResult::Draw,
+            ),
+            decisive(&[(23, 18), (11, 16), (27, 23), (16, 19)]),
+            // More played than 11-16, but no drawn game played it.
+            decisive(&[(23, 18), (11, 15)]),
+            decisive(&[(23, 18), (11, 15)]),
+        ];
+        let added = extend_with_archive(&mut line, &games);
+        let to: Vec<u8> = line.plies[3..].iter().map(|p| p.mv.to().number()).collect();
+        // 23-18 and 11-16 by the one drawn game against six and two
+        // decisive votes; then, no drawn game left, the decisive game.
+        assert_eq!(to, vec![18, 16, 23, 19]);
+        assert_eq!(added, 4);
+        assert!(line.plies[3..].iter().all(|p| p.origin == Origin::Archive));
+    }
+
+    #[test]
+    fn most_played_drawn_path_wins() {
         let ballot = game(&[(9, 13), (21, 17), (5, 9)], GameResult::Unknown);
         let mut line = MainLine::from_moves(&ballot.moves, Origin::Published).unwrap();
         let games = vec![
@@ -214,7 +289,7 @@ mod tests {
             game(&[(10, 14), (22, 18)], GameResult::Draw),
         ];
         let added = extend_with_archive(&mut line, &games);
-        // 23-18 has two drawn games (weight 4) against 25-21's two (2).
+        // 23-18 has two drawn games; 25-21's two decisive ones do not vote.
         assert_eq!(line.plies[3].mv.to().number(), 18);
         assert_eq!(line.plies[4].mv.to().number(), 16);
         assert_eq!(line.plies[5].mv.to().number(), 14);

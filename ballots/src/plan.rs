@@ -1,15 +1,18 @@
 //! Building a ballot's main line (DESIGN.md "Walking a ballot"): the
 //! published trunk where there is one, else the ballot's three moves and
-//! the path most played in the master-game archive, then the engine's
-//! principal variation down to a position the databases settle. The line
-//! is kept in the store, so a resumed run walks the same line.
+//! the archive's most played drawn path ([`crate::line`]), then the
+//! engine's principal variation down to a position the databases settle
+//! or where only kings would shuffle ([`crate::extend`]), each position
+//! scored by the engine ([`crate::score`]). The line is kept in the
+//! store, so a resumed run walks the same line.
 
 use crate::deck::Ballot;
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
+use crate::score::white_view;
 use crate::sources::Trunks;
 use engine::notation::movetext::move_to_text;
-use engine::search::Searcher;
+use engine::search::{Limits, Searcher};
 use engine::{Oracle, Position};
 use proofdb::{LinePly, Store, StoreError};
 use thiserror::Error;
@@ -78,7 +81,9 @@ pub fn book_line(ballot: &Ballot, sources: &LineSources) -> Result<MainLine, Pla
 /// Builds the full main line of `ballot`: [`book_line`], cut back to the
 /// first position the databases settle (or that ends the game), else
 /// extended with the engine's principal variation (`searcher`, `limits`)
-/// until one is reached.
+/// until [`crate::extend::stop_reason`] says stop; then every position is
+/// scored ([`score_line`]). Settled means: the oracle answers, or the
+/// position has at most `limits.settle_pieces` pieces.
 pub fn build_line(
     ballot: &Ballot,
     sources: &LineSources,
@@ -87,16 +92,69 @@ pub fn build_line(
     limits: &ExtendLimits,
 ) -> Result<MainLine, PlanError> {
     let mut line = book_line(ballot, sources)?;
-    let settled = |p: &Position| oracle.probe(p).is_some();
+    let settled =
+        |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
     if let Some(k) = (3..=line.len()).find(|&k| {
         let p = line.position(k);
         settled(&p) || p.is_terminal()
     }) {
         line.plies.truncate(k);
-        return Ok(line);
+    } else {
+        extend_with_engine(&mut line, searcher, oracle, limits, &settled);
     }
-    extend_with_engine(&mut line, searcher, oracle, limits, &settled);
+    score_line(&mut line, searcher, oracle, &limits.per_move);
     Ok(line)
+}
+
+/// Gives every unscored ply of `line` the engine's score of its position
+/// ([`forced_score`], the game so far as its history). Scores are White's
+/// point of view ([`crate::score`]).
+pub fn score_line(
+    line: &mut MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    per_move: &Limits,
+) {
+    for k in 1..=line.len() {
+        if line.plies[k - 1].score.is_some() {
+            continue;
+        }
+        let pos = line.position(k);
+        let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
+        let score = forced_score(&pos, &history, searcher, oracle, per_move);
+        line.plies[k - 1].score = Some(white_view(score, &pos));
+    }
+}
+
+/// The engine's score of `pos` for its side to move: a loss when it has
+/// no move; with one legal move, the negated score of the position after
+/// it (followed while moves are forced), since the engine's search gives
+/// a single-move root only a capture play-out (a shot that gives a man to
+/// take two would read as a man lost); else a search with `per_move`.
+pub fn forced_score(
+    pos: &Position,
+    history: &[Position],
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    per_move: &Limits,
+) -> i32 {
+    let mut history = history.to_vec();
+    let mut here = *pos;
+    let mut sign = 1;
+    // Forced sequences are short; the bound only guards against a cycle.
+    for _ in 0..64 {
+        let moves = here.moves();
+        match moves.as_slice() {
+            [] => return sign * -engine::search::MATE,
+            [only] => {
+                history.push(here);
+                here = here.play_unchecked(only);
+                sign = -sign;
+            }
+            _ => break,
+        }
+    }
+    sign * searcher.search(&here, per_move, oracle, &history).score
 }
 
 /// The line as the store keeps it: plies 1..=len with move text and origin.
@@ -109,6 +167,7 @@ pub fn to_rows(line: &MainLine) -> Vec<LinePly> {
             position: p.after,
             move_text: move_to_text(&line.position(i), &p.mv),
             origin: p.origin,
+            score: p.score,
         })
         .collect()
 }
@@ -140,6 +199,9 @@ pub fn stored_line(store: &Store, ballot: u32) -> Result<Option<MainLine>, PlanE
             return Err(broken);
         };
         line.push(mv, row.origin);
+        if let Some(p) = line.plies.last_mut() {
+            p.score = row.score;
+        }
     }
     Ok(Some(line))
 }
@@ -185,6 +247,8 @@ mod tests {
                 ..Limits::default()
             },
             max_plies: 300,
+            settle_pieces: 0,
+            quiet_plies: ExtendLimits::QUIET_PLIES,
         }
     }
 
@@ -211,6 +275,62 @@ mod tests {
         assert!(last.piece_count() <= 16 || last.is_terminal());
         // The first settled position ends the line.
         assert!((3..line.len()).all(|k| line.position(k).piece_count() > 16));
+        // Every position is scored, the last too.
+        assert!(line.plies.iter().all(|p| p.score.is_some()));
+    }
+
+    #[test]
+    fn a_forced_move_is_scored_by_the_position_after_it() {
+        // Ballot 91's archive line to ply 16, 22-17: Black must take 9x18
+        // (its only move), then White gets two for one back; the engine's
+        // search of a single-move root only plays captures out.
+        let deck = Deck::builtin();
+        let line = book_line(deck.get(91).unwrap(), &LineSources::default()).unwrap();
+        let mut line = MainLine::from_moves(
+            &line.plies.iter().map(|p| p.mv).collect::<Vec<_>>(),
+            Origin::Published,
+        )
+        .unwrap();
+        for (f, t) in [
+            (17, 14),
+            (9, 18),
+            (23, 14),
+            (10, 17),
+            (21, 14),
+            (1, 6),
+            (25, 21),
+            (11, 16),
+            (29, 25),
+            (16, 19),
+            (25, 22),
+            (6, 9),
+            (22, 17),
+        ] {
+            let pos = line.last();
+            let m = *pos
+                .moves()
+                .iter()
+                .find(|m| m.from().number() == f && m.to().number() == t)
+                .expect("legal move");
+            assert!(line.push(m, Origin::Archive));
+        }
+        let forced = line.last();
+        assert_eq!(forced.moves().len(), 1);
+        let per_move = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let oracle = Pieces(0);
+        let history: Vec<Position> = (0..line.len()).map(|k| line.position(k)).collect();
+        let child = forced.play_unchecked(&forced.moves().as_slice()[0]);
+        let mut child_history = history.clone();
+        child_history.push(forced);
+        let after = Searcher::new(4).search(&child, &per_move, &oracle, &child_history);
+        let score = forced_score(&forced, &history, &mut Searcher::new(4), &oracle, &per_move);
+        assert_eq!(score, -after.score);
+        score_line(&mut line, &mut Searcher::new(4), &oracle, &per_move);
+        let stored = line.plies.last().unwrap().score.unwrap();
+        assert_eq!(stored, white_view(score, &forced));
     }
 
     #[test]
@@ -246,6 +366,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a, b);
+        // Read back with its scores.
+        assert!(a.plies.iter().all(|p| p.score.is_some()));
         assert_eq!(stored_line(&store, ballot.number).unwrap(), Some(a));
         drop(store);
     }

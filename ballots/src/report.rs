@@ -6,8 +6,14 @@
 //! position has an exact value in the store's results table (a one-sided
 //! bound does not count). Its time, nodes and proof size come from the job
 //! record of that ply, else from the stored result's provenance.
+//!
+//! Each row also shows the engine's score of the frontier position (as
+//! the line stored it, White's point of view, in men) and where the line
+//! turns decisive, if it does ([`crate::score`]), so a reader can tell a
+//! frontier on a level line from one on a line that already lost a man.
 
 use crate::deck::Ballot;
+use crate::score::{advantage_text, decisive_from, is_decisive, men_text, Decisive};
 use proofdb::{Outcome, Store, StoreError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -47,6 +53,11 @@ pub struct BallotStatus {
     pub job_records: u32,
     /// Total time over all its job records (ms).
     pub job_millis: u64,
+    /// The engine's score of the frontier position as the line stored it
+    /// (centi-men, White's view; `None` for an unscored line).
+    pub frontier_score: Option<i32>,
+    /// The first ply whose stored score says a side is lost.
+    pub decisive: Option<Decisive>,
 }
 
 /// The status of each of `ballots`, in the order given.
@@ -74,6 +85,8 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
         proved_plies: 0,
         job_records: jobs.len() as u32,
         job_millis: jobs.iter().map(|j| j.millis).sum(),
+        frontier_score: None,
+        decisive: decisive_from(line.iter().map(|p| (p.ply, p.score))),
     };
     for ply in &line {
         let Some(rec) = store.get_record(&ply.position)? else {
@@ -87,6 +100,7 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
             continue;
         }
         st.frontier_ply = Some(ply.ply);
+        st.frontier_score = ply.score;
         st.frontier_pieces = Some(ply.position.piece_count());
         st.value = Some(rec.outcome);
         st.to_move = Some(ply.position.side_to_move().name().to_string());
@@ -124,11 +138,15 @@ pub fn human_time(ms: u64) -> String {
     }
 }
 
-const HEADER: [&str; 10] = [
-    "ballot", "moves", "name", "line", "frontier", "pieces", "value", "time", "nodes", "proof",
+const HEADER: [&str; 12] = [
+    "ballot", "moves", "name", "line", "frontier", "pieces", "value", "score", "decisive", "time",
+    "nodes", "proof",
 ];
 
-fn cells(s: &BallotStatus) -> [String; 10] {
+/// Columns written left-aligned in the text table.
+const LEFT: [usize; 4] = [1, 2, 6, 8];
+
+fn cells(s: &BallotStatus) -> [String; 12] {
     [
         s.number.to_string(),
         s.moves.clone(),
@@ -140,13 +158,19 @@ fn cells(s: &BallotStatus) -> [String; 10] {
             (Some(v), Some(m)) => format!("{v} ({m})"),
             _ => "-".into(),
         },
+        s.frontier_score.map_or("-".into(), men_text),
+        s.decisive.map_or("-".into(), |d| {
+            format!("ply {}: {}", d.ply, advantage_text(d.score))
+        }),
         s.millis.map_or("-".into(), human_time),
         opt(&s.nodes),
         opt(&s.proof_size),
     ]
 }
 
-/// One-line summary: ballots with a line, with a frontier, mean frontier.
+/// One-line summary: ballots with a line, with a frontier, mean frontier,
+/// frontiers where the engine's score is level (less than a man either
+/// way), lines flagged decisive.
 pub fn summary(rows: &[BallotStatus]) -> String {
     let lines = rows.iter().filter(|r| r.line_plies > 0).count();
     let fronts: Vec<u32> = rows.iter().filter_map(|r| r.frontier_ply).collect();
@@ -158,19 +182,27 @@ pub fn summary(rows: &[BallotStatus]) -> String {
             fronts.iter().sum::<u32>() as f64 / fronts.len() as f64
         )
     };
+    let level = rows
+        .iter()
+        .filter(|r| r.frontier_ply.is_some() && r.frontier_score.is_some_and(|s| !is_decisive(s)))
+        .count();
+    let flagged = rows.iter().filter(|r| r.decisive.is_some()).count();
     format!(
-        "{} ballots: {} with a main line, {} with a frontier (mean frontier ply {}, earliest {})",
+        "{} ballots: {} with a main line, {} with a frontier (mean frontier ply {}, earliest {}); \
+         {} frontiers where the engine's score is level, {} lines decisive by the engine",
         rows.len(),
         lines,
         fronts.len(),
         mean,
-        fronts.iter().min().map_or("-".into(), |m| m.to_string())
+        fronts.iter().min().map_or("-".into(), |m| m.to_string()),
+        level,
+        flagged
     )
 }
 
 /// A plain text table with aligned columns.
 pub fn to_text(rows: &[BallotStatus]) -> String {
-    let all: Vec<[String; 10]> = rows.iter().map(cells).collect();
+    let all: Vec<[String; 12]> = rows.iter().map(cells).collect();
     let mut w = HEADER.map(|h| h.len());
     for r in &all {
         for (i, c) in r.iter().enumerate() {
@@ -182,7 +214,7 @@ pub fn to_text(rows: &[BallotStatus]) -> String {
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
             let pad = w[i] - c.chars().count();
-            if i == 1 || i == 2 || i == 6 {
+            if LEFT.contains(&i) {
                 s.push_str(c);
                 s.push_str(&" ".repeat(pad));
             } else {
@@ -209,7 +241,9 @@ pub fn to_markdown(rows: &[BallotStatus]) -> String {
     out.push_str(
         "\n\nThe frontier is the earliest ply of the ballot's main line whose position has an \
          exact value in the proof store; `line` is the main line's last ply, `value` is for the \
-         side to move at the frontier.\n\n",
+         side to move at the frontier; `score` is the engine's score of the frontier position \
+         (men, White's point of view, at the depth the line was built with); `decisive` is the \
+         first ply where that score is a man or more for one side.\n\n",
     );
     out.push_str(&format!("| {} |\n", HEADER.join(" | ")));
     out.push_str(&format!("|{}\n", "---|".repeat(HEADER.len())));
@@ -242,6 +276,9 @@ pub fn to_json(rows: &[BallotStatus]) -> serde_json::Value {
                 "proved_plies": s.proved_plies,
                 "job_records": s.job_records,
                 "job_millis": s.job_millis,
+                "frontier_score": s.frontier_score,
+                "decisive_ply": s.decisive.map(|d| d.ply),
+                "decisive_score": s.decisive.map(|d| d.score),
             })
         })
         .collect();

@@ -25,6 +25,7 @@ fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
         position: pos,
         move_text: String::new(),
         origin: Origin::Published,
+        score: None,
     }];
     for ply in 1..=plies {
         let (m, next) = if ply <= 3 {
@@ -43,6 +44,7 @@ fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
             } else {
                 Origin::Engine
             },
+            score: None,
         });
     }
     assert_eq!(out[3].position, ballot.position);
@@ -63,7 +65,12 @@ fn prov() -> Provenance {
 fn frontier_is_the_earliest_exactly_proved_ply() {
     let deck = Deck::builtin();
     let (dir, store) = temp_store("frontier");
-    let line = line_for(&deck, 5, 12);
+    let mut line = line_for(&deck, 5, 12);
+    // Engine scores (White's view): level at the frontier (ply 7), a man
+    // and a half for Black from ply 10.
+    for (ply, score) in [(6, -30), (7, 25), (8, 99), (10, -150), (11, -160)] {
+        line[ply].score = Some(score);
+    }
     store.set_main_line(5, &line).unwrap();
     // Plies 12, 11, 10 proved exactly; 9 only bounded; 7 proved (a
     // transposition proved elsewhere), so 7 is the frontier.
@@ -141,6 +148,15 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
     assert_eq!(r5.proved_plies, 4);
     assert_eq!(r5.job_records, 2);
     assert_eq!(r5.job_millis, 66_000);
+    assert_eq!(r5.frontier_score, Some(25));
+    assert_eq!(
+        r5.decisive,
+        Some(ballots::score::Decisive {
+            ply: 10,
+            score: -150
+        })
+    );
+    assert_eq!((rows[2].frontier_score, rows[2].decisive), (None, None));
     assert_eq!(rows[2].frontier_ply, None);
     assert_eq!(rows[2].last_ply, Some(8));
     let r7 = &rows[3];
@@ -156,8 +172,14 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
         md.contains("| 5 | 9-13 22-18 6-9 | Dreaded Edinburgh | 12 | 7 |"),
         "{md}"
     );
+    assert!(
+        md.contains("| draw (White) | +0.25 | ply 10: Black +1.50 men |"),
+        "{md}"
+    );
     let json = to_json(&rows);
     assert_eq!(json["ballots"][1]["frontier_ply"], 7);
+    assert_eq!(json["ballots"][1]["frontier_score"], 25);
+    assert_eq!(json["ballots"][1]["decisive_ply"], 10);
     assert_eq!(json["ballots"][0]["frontier_ply"], serde_json::Value::Null);
     let svg = to_svg(&rows);
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
@@ -167,6 +189,19 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
         text.contains("4 ballots: 3 with a main line, 2 with a frontier"),
         "{text}"
     );
+    // Ballot 5's frontier is level; ballot 7's line has no scores.
+    assert!(
+        text.contains("1 frontiers where the engine's score is level, 1 lines decisive"),
+        "{text}"
+    );
+    let shown = ballots::show::line_text(&store, deck.get(5).unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(
+        shown.contains("\ndecisive from ply 10: Black +1.50 men\n"),
+        "{shown}"
+    );
+    assert!(shown.contains("end: ply 12, "), "{shown}");
     let files = write_report(&dir.path().join("out"), &rows).unwrap();
     assert_eq!(files.len(), 3);
     let back: serde_json::Value =

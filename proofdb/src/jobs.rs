@@ -80,6 +80,11 @@ pub struct LinePly {
     pub move_text: String,
     /// Where the move came from.
     pub origin: Origin,
+    /// The engine's score of `position` at the depth the line was built
+    /// with: centi-men (a man = 100) from White's point of view, beyond
+    /// +-15000 a proven win or loss (the engine's scale,
+    /// `engine::search`). `None` for lines stored without scores.
+    pub score: Option<i32>,
 }
 
 /// State of one ply's job.
@@ -208,8 +213,8 @@ impl Store {
                 .map_err(|e| self.sq(e))?;
             let mut ins = tx
                 .prepare_cached(
-                    "INSERT INTO main_lines (ballot, ply, pos, stm, move, origin) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO main_lines (ballot, ply, pos, stm, move, origin, score) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .map_err(|e| self.sq(e))?;
             for p in line {
@@ -219,7 +224,8 @@ impl Store {
                     &pos_key(&p.position)[..],
                     stm_code(&p.position),
                     p.move_text,
-                    p.origin.name()
+                    p.origin.name(),
+                    p.score
                 ])
                 .map_err(|e| match e {
                     rusqlite::Error::SqliteFailure(f, _)
@@ -245,7 +251,8 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare_cached(
-                "SELECT ply, pos, stm, move, origin FROM main_lines WHERE ballot = ?1 ORDER BY ply",
+                "SELECT ply, pos, stm, move, origin, score FROM main_lines WHERE ballot = ?1 \
+                 ORDER BY ply",
             )
             .map_err(|e| self.sq(e))?;
         let mut rows = stmt.query([ballot]).map_err(|e| self.sq(e))?;
@@ -256,6 +263,7 @@ impl Store {
             let stm: i64 = r.get(2).map_err(|e| self.sq(e))?;
             let move_text: String = r.get(3).map_err(|e| self.sq(e))?;
             let origin: String = r.get(4).map_err(|e| self.sq(e))?;
+            let score: Option<i32> = r.get(5).map_err(|e| self.sq(e))?;
             let bad =
                 |d: String| self.corrupt(format!("main line of ballot {ballot}, ply {ply}: {d}"));
             out.push(LinePly {
@@ -264,6 +272,7 @@ impl Store {
                 move_text,
                 origin: Origin::from_name(&origin)
                     .ok_or_else(|| bad(format!("unknown origin {origin:?}")))?,
+                score,
             });
         }
         Ok(out)

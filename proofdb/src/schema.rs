@@ -138,13 +138,20 @@ const MIGRATIONS: &[&str] = &[
     UPDATE trees SET egdb_pieces = coalesce(
         (SELECT r.egdb_pieces FROM results r WHERE r.pos = trees.root_pos AND r.stm = trees.root_stm), 0);
     ",
+    // 3 -> 4: the engine's score of each main-line position (centi-men,
+    // White's point of view; NULL for lines stored before, which were not
+    // scored). Main-line rows are not sealed: nothing is trusted because
+    // of them, they only say which positions a job walks.
+    "
+    ALTER TABLE main_lines ADD COLUMN score INTEGER;
+    ",
 ];
 
 /// Work a migration step does in Rust after its SQL, in the same
 /// transaction (`AFTER[i]` follows `MIGRATIONS[i]`).
 type AfterStep = Option<fn(&Connection) -> rusqlite::Result<()>>;
 
-const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3)];
+const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

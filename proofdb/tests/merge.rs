@@ -46,6 +46,7 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
             position: engine::Position::initial(),
             move_text: String::new(),
             origin: Origin::Published,
+            score: Some(-250),
         }],
     )
     .unwrap();
@@ -77,6 +78,8 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
     assert!(report.unproved.is_empty(), "{:?}", report.unproved);
     assert_eq!(report.lines_copied, 1);
     assert_eq!(report.runs_copied, 1);
+    // The copied line keeps its engine scores.
+    assert_eq!(a.main_line(9).unwrap()[0].score, Some(-250));
 
     // Nothing lost: a's planted result kept, everything else present.
     assert_eq!(a.lookup(&planted), Some(Outcome::AtLeastDraw));

@@ -166,6 +166,7 @@ fn ballot_tables() {
         position: pos,
         move_text: String::new(),
         origin: Origin::Published,
+        score: None,
     }];
     for ply in 1..=6u32 {
         let m = pos.moves().as_slice()[0];
@@ -179,10 +180,14 @@ fn ballot_tables() {
             } else {
                 Origin::Engine
             },
+            // Scores read back as written, a missing one as None.
+            score: (ply != 2).then_some(ply as i32 * 37 - 120),
         });
     }
     store.set_main_line(5, &line).unwrap();
     assert_eq!(store.main_line(5).unwrap(), line);
+    assert_eq!(store.main_line(5).unwrap()[6].score, Some(102));
+    assert_eq!(store.main_line(5).unwrap()[2].score, None);
     assert_eq!(store.ballots_with_lines().unwrap(), vec![5]);
     assert_eq!(
         store.main_line_plies_at(&line[4].position).unwrap(),
@@ -364,6 +369,7 @@ fn version_1_store_migrates_keeping_its_trees() {
              DROP TABLE trees_now;
              ALTER TABLE results DROP COLUMN checksum;
              ALTER TABLE tree_nodes DROP COLUMN checksum;
+             ALTER TABLE main_lines DROP COLUMN score;
              PRAGMA user_version = 1; COMMIT;"
         ))
         .unwrap();

@@ -266,6 +266,93 @@ fn a_version_2_store_migrates_losing_nothing() {
     s.integrity_check().unwrap();
 }
 
+/// A store written by the program as it was before main-line scores
+/// (schema version 3): `checkers ballots run --ballot 80 --egdb-pieces 4
+/// --line-depth 6` with a one-second budget (see tests/data/README.md).
+const V3_STORE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/store-v3.sqlite");
+
+#[test]
+fn a_version_3_store_migrates_with_unscored_main_lines() {
+    let tmp = temp_dir("v3");
+    let path = tmp.path().join("s.sqlite");
+    std::fs::copy(V3_STORE, &path).unwrap();
+    type Row = (u32, Vec<u8>, i64, String, String);
+    let (line_before, counts_before, sealed_before) = {
+        let c = rusqlite::Connection::open(&path).unwrap();
+        let v: i64 = c
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 3);
+        let rows: Vec<Row> = c
+            .prepare(
+                "SELECT ply, pos, stm, move, origin FROM main_lines WHERE ballot = 80 ORDER BY ply",
+            )
+            .unwrap()
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let n = |t: &str| -> i64 {
+            c.query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        let sealed: i64 = c
+            .query_row(
+                "SELECT count(*) FROM results WHERE checksum IS NOT NULL",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (
+            rows,
+            [n("results"), n("trees"), n("tree_nodes"), n("job_records")],
+            sealed,
+        )
+    };
+    assert_eq!(line_before.len(), 42);
+    let s = Store::open(&path).unwrap();
+    let st = s.stats().unwrap();
+    assert_eq!(st.schema_version, 4);
+    assert_eq!(
+        [
+            st.results as i64,
+            st.trees as i64,
+            st.tree_nodes as i64,
+            st.job_records as i64
+        ],
+        counts_before
+    );
+    // The line reads back unchanged, without scores.
+    let line = s.main_line(80).unwrap();
+    assert_eq!(line.len(), line_before.len());
+    for (p, (ply, key, stm, mv, origin)) in line.iter().zip(&line_before) {
+        assert_eq!(p.ply, *ply);
+        assert_eq!(pos_key(&p.position).to_vec(), *key);
+        assert_eq!(p.position.side_to_move() as u8 as i64, *stm);
+        assert_eq!(&p.move_text, mv);
+        assert_eq!(p.origin.name(), origin);
+        assert_eq!(p.score, None);
+    }
+    // The sealed results are still trusted: the migration touches no seal.
+    let mut proved = 0;
+    s.for_each_row(|_, t| -> Result<(), StoreError> {
+        proved += (t == Trust::Proved) as i64;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(proved, sealed_before);
+    // A scored line is accepted now and reads back with its scores.
+    let mut scored = line.clone();
+    for (i, p) in scored.iter_mut().enumerate() {
+        p.score = Some(i as i32 * 10 - 200);
+    }
+    s.set_main_line(80, &scored).unwrap();
+    assert_eq!(s.main_line(80).unwrap(), scored);
+    s.integrity_check().unwrap();
+}
+
 /// The string value of `"key":"..."` in a one-line JSON object.
 fn field(line: &str, key: &str) -> String {
     let v: serde_json::Value = serde_json::from_str(line).unwrap();

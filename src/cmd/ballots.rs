@@ -1,4 +1,5 @@
-//! `checkers ballots`: the three-move ballots: list, run, status, report.
+//! `checkers ballots`: the three-move ballots: list, run, status, show,
+//! report.
 //!
 //! The ballot file is `--ballots-file FILE`, else `$CHECKERS_DATA/ballots.tsv`,
 //! else `../shared/data/ballots.tsv` (from the current directory, then from
@@ -10,7 +11,7 @@ use ballots::deck::{Ballot, Deck, Selection};
 use ballots::report;
 use std::path::PathBuf;
 
-/// The three-move ballots: list, status, report.
+/// The three-move ballots: list, run, status, show, report.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(subcommand)]
@@ -62,6 +63,20 @@ enum BallotsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print stored main lines: plies by origin, whether the engine's
+    /// scores flag the line decisive (a man or more for a side), and for
+    /// each ply its move, origin, pieces, engine score (men, White's point
+    /// of view) and stored value.
+    Show {
+        /// These ballots (ACF numbers).
+        #[arg(long = "ballot", value_name = "N", num_args = 1.., required = true)]
+        ballots: Vec<u32>,
+        /// Ballot table (default: as for `ballots list`).
+        #[arg(long, value_name = "FILE")]
+        ballots_file: Option<PathBuf>,
+        #[command(flatten)]
+        store: StoreArg,
+    },
     /// Write the status as ballots.md, ballots.json and frontier.svg.
     Report {
         #[command(flatten)]
@@ -87,6 +102,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 emit(&report::to_text(&rows))
             }
         }
+        BallotsCommand::Show {
+            ballots,
+            ballots_file,
+            store,
+        } => show(&ballots, ballots_file.as_deref(), &store),
         BallotsCommand::Report { deck, store, out } => {
             let rows = statuses(&deck, &store)?;
             let files = report::write_report(&out, &rows)
@@ -104,6 +124,23 @@ fn statuses(deck: &DeckArgs, store: &StoreArg) -> anyhow::Result<Vec<report::Bal
     let d = deck.load()?;
     let s = crate::cmd::db::open_existing(store)?;
     Ok(report::status(&s, &d.select(deck.deck))?)
+}
+
+fn show(numbers: &[u32], file: Option<&std::path::Path>, store: &StoreArg) -> anyhow::Result<()> {
+    let d = Deck::locate(file)?;
+    let s = crate::cmd::db::open_existing(store)?;
+    let mut o = String::new();
+    for &n in numbers {
+        let b = d
+            .get(n)
+            .with_context(|| format!("no ballot {n} in {}", d.source()))?;
+        match ballots::show::line_text(&s, b)? {
+            Some(text) => o += &text,
+            None => o += &format!("ballot {n}: no main line stored\n"),
+        }
+        o.push('\n');
+    }
+    emit(&o)
 }
 
 fn ballot_json(b: &Ballot) -> serde_json::Value {

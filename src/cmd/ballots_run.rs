@@ -65,8 +65,8 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "dfpn")]
     pub solver: SolverArg,
     /// Depth of the engine's search for each move it adds to a main line
-    /// (1 to 100).
-    #[arg(long, default_value_t = 10, value_parser = crate::limits::depth)]
+    /// and for the score of each of its positions (1 to 100).
+    #[arg(long, default_value_t = 14, value_parser = crate::limits::depth)]
     pub line_depth: u32,
     /// Give a position that half the position budget of direct solving
     /// leaves open to the proof-tree manager for the rest (off by default:
@@ -365,6 +365,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 ..Limits::default()
             },
             max_plies: 400,
+            settle_pieces: args.egdb_pieces,
+            quiet_plies: ExtendLimits::QUIET_PLIES,
         },
         stop,
     };
