@@ -170,13 +170,10 @@ mod tests {
     fn line_of(moves: &[(u8, u8)]) -> MainLine {
         let mut line = MainLine::default();
         for &(f, t) in moves {
-            let pos = line.last();
-            let m = *pos
-                .moves()
-                .iter()
-                .find(|m| m.from().number() == f && m.to().number() == t)
-                .expect("legal move");
-            assert!(line.push(m, Origin::Published));
+            assert!(
+                line.push_squares(f, t, Origin::Published),
+                "{f}-{t} is legal"
+            );
         }
         line
     }
@@ -262,13 +259,7 @@ mod tests {
             score: None,
         });
         for &(f, t) in moves {
-            let pos = line.last();
-            let m = *pos
-                .moves()
-                .iter()
-                .find(|m| m.from().number() == f && m.to().number() == t)
-                .expect("legal move");
-            assert!(line.push(m, Origin::Engine));
+            assert!(line.push_squares(f, t, Origin::Engine), "{f}-{t} is legal");
         }
         line
     }

@@ -91,6 +91,19 @@ impl MainLine {
         self.plies.is_empty()
     }
 
+    /// Appends the legal move from square `from` to square `to` (PDN
+    /// numbers; the first such move when captures differ) with its
+    /// origin. Returns false, changing nothing, when there is none.
+    pub fn push_squares(&mut self, from: u8, to: u8, origin: Origin) -> bool {
+        let pos = self.last();
+        let found = pos
+            .moves()
+            .iter()
+            .find(|m| m.from().number() == from && m.to().number() == to)
+            .copied();
+        found.is_some_and(|m| self.push(m, origin))
+    }
+
     /// Appends `mv` (which must be legal in the last position) with its
     /// origin. Returns false, changing nothing, when it is not legal.
     pub fn push(&mut self, mv: Move, origin: Origin) -> bool {

@@ -306,13 +306,7 @@ mod tests {
             (6, 9),
             (22, 17),
         ] {
-            let pos = line.last();
-            let m = *pos
-                .moves()
-                .iter()
-                .find(|m| m.from().number() == f && m.to().number() == t)
-                .expect("legal move");
-            assert!(line.push(m, Origin::Archive));
+            assert!(line.push_squares(f, t, Origin::Archive), "{f}-{t} is legal");
         }
         let forced = line.last();
         assert_eq!(forced.moves().len(), 1);

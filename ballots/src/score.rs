@@ -47,13 +47,31 @@ pub struct Decisive {
     pub score: i32,
 }
 
-/// The first of `scores` (ply, White's-view score; unscored plies
-/// skipped) that is decisive.
+/// Scored plies in a row that must stay a man or more up for the same
+/// side before a line counts as decisive: a single ply's score reaches a
+/// man in master games that end drawn (the positional terms of a quiet
+/// position, a shot in mid-exchange), a lost position stays lost.
+pub const PERSIST: usize = 4;
+
+/// Where `scores` (ply, White's-view score; unscored plies skipped) turn
+/// decisive: the first ply of a run of decisive scores for one side that
+/// lasts [`PERSIST`] scored plies or to the end of the line.
 pub fn decisive_from(scores: impl IntoIterator<Item = (u32, Option<i32>)>) -> Option<Decisive> {
-    scores.into_iter().find_map(|(ply, s)| {
-        s.filter(|&s| is_decisive(s))
-            .map(|score| Decisive { ply, score })
-    })
+    let mut run: Option<(Decisive, usize)> = None;
+    for (ply, s) in scores {
+        let Some(score) = s else { continue };
+        run = match run {
+            Some((start, n)) if is_decisive(score) && score.signum() == start.score.signum() => {
+                Some((start, n + 1))
+            }
+            _ if is_decisive(score) => Some((Decisive { ply, score }, 1)),
+            _ => None,
+        };
+        if let Some((start, _)) = run.filter(|&(_, n)| n >= PERSIST) {
+            return Some(start);
+        }
+    }
+    run.map(|(start, _)| start)
 }
 
 /// A White's-view score in men: `+0.12`, `-1.30`, `White wins` /
@@ -105,26 +123,58 @@ mod tests {
     }
 
     #[test]
-    fn the_first_ply_a_man_up_flags_the_line() {
+    fn a_lasting_man_up_flags_the_line_and_a_spike_does_not() {
         let scores = [
             (3, Some(10)),
             (4, None),
             (5, Some(-99)),
-            (6, Some(-100)),
-            (7, Some(250)),
+            // A spike for White, back to level.
+            (6, Some(120)),
+            (7, Some(40)),
+            // Black a man up for good (an unscored ply does not break it).
+            (8, Some(-100)),
+            (9, Some(-130)),
+            (10, None),
+            (11, Some(-110)),
+            (12, Some(-180)),
+            (13, Some(-150)),
         ];
         let d = decisive_from(scores).unwrap();
         assert_eq!(
             d,
             Decisive {
-                ply: 6,
+                ply: 8,
                 score: -100
             }
         );
-        assert_eq!(d.to_string(), "decisive from ply 6: Black +1.00 men");
+        assert_eq!(d.to_string(), "decisive from ply 8: Black +1.00 men");
         assert_eq!(
             decisive_from([(3, Some(99)), (4, Some(-99)), (5, None)]),
             None
+        );
+        // Three plies a man up, then level: a spike.
+        assert_eq!(
+            decisive_from([(3, Some(100)), (4, Some(150)), (5, Some(120)), (6, Some(0))]),
+            None
+        );
+        // A run that lasts to the end of the line counts, however short.
+        assert_eq!(
+            decisive_from([(3, Some(0)), (4, Some(300))]),
+            Some(Decisive { ply: 4, score: 300 })
+        );
+        // A swing from one side to the other starts a new run.
+        assert_eq!(
+            decisive_from([
+                (3, Some(200)),
+                (4, Some(-200)),
+                (5, Some(-200)),
+                (6, Some(-200)),
+                (7, Some(-200))
+            ]),
+            Some(Decisive {
+                ply: 4,
+                score: -200
+            })
         );
         assert_eq!(advantage_text(20_000), "White wins");
         assert_eq!(men_text(-12), "-0.12");
