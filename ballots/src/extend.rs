@@ -31,6 +31,12 @@ pub struct ExtendLimits {
     /// A line that has gone this many plies without an irreversible move
     /// (a capture or a man's move) ends the extension. 0: never.
     pub quiet_plies: usize,
+    /// The king-only and quiet stops apply only to positions of at most
+    /// this many pieces: where a database slice that can be built (one
+    /// piece past the run's databases) would settle the line. Above it
+    /// the engine plays on towards an exchange, since a walk cannot start
+    /// from a king ending that its databases are too small for.
+    pub shuffle_pieces: u32,
 }
 
 impl ExtendLimits {
@@ -83,7 +89,8 @@ pub struct Extension {
 /// Whether the extension stops at the last position of `line`, and why:
 /// [`ExtendStop::Settled`] when `settled` holds for it or it has at most
 /// `limits.settle_pieces` pieces, [`ExtendStop::GameOver`] when the side
-/// to move has no move, [`ExtendStop::KingsOnly`] when no man is left,
+/// to move has no move, and at most `limits.shuffle_pieces` pieces:
+/// [`ExtendStop::KingsOnly`] when no man is left,
 /// [`ExtendStop::Quiet`] after `limits.quiet_plies` reversible plies (0:
 /// never). `None`: the engine plays on.
 pub fn stop_reason(
@@ -96,6 +103,8 @@ pub fn stop_reason(
         Some(ExtendStop::Settled)
     } else if pos.is_terminal() {
         Some(ExtendStop::GameOver)
+    } else if pos.piece_count() > limits.shuffle_pieces {
+        None
     } else if pos.men(engine::Color::Black) | pos.men(engine::Color::White) == 0 {
         Some(ExtendStop::KingsOnly)
     } else if limits.quiet_plies > 0 && line.quiet_plies() >= limits.quiet_plies {
@@ -163,6 +172,7 @@ mod tests {
             max_plies: 200,
             settle_pieces: 0,
             quiet_plies,
+            shuffle_pieces: 32,
         }
     }
 
@@ -244,6 +254,13 @@ mod tests {
             stop_reason(&line, &limits(20), &|p| p.piece_count() <= 7),
             Some(ExtendStop::Settled)
         );
+        // Above the pieces a buildable slice settles, the engine plays on
+        // (towards an exchange): 7 kings with databases of 5 pieces.
+        let small = ExtendLimits {
+            shuffle_pieces: 6,
+            ..limits(20)
+        };
+        assert_eq!(stop_reason(&line, &small, &|_| false), None);
     }
 
     /// A line whose first ply jumps to `start` (a man's move from the

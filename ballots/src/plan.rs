@@ -249,6 +249,7 @@ mod tests {
             max_plies: 300,
             settle_pieces: 0,
             quiet_plies: ExtendLimits::QUIET_PLIES,
+            shuffle_pieces: 32,
         }
     }
 

@@ -6,7 +6,7 @@ use ballots::attempt::{checkpoint_file, ProverSettings, StoreProver};
 use ballots::job::PositionProver;
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Value};
-use proofdb::{LiveResults, Outcome, Store};
+use proofdb::{LiveResults, Outcome, ResultSource, Store};
 use solver::SolverKind;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -59,4 +59,22 @@ fn an_open_position_keeps_its_tables_and_a_settled_one_none() {
     assert_eq!(c.outcome, None);
     let kept = std::fs::read(checkpoint_file(&tables, &open)).unwrap();
     assert_ne!(kept, b"not a checkpoint");
+}
+
+#[test]
+fn a_proof_too_large_to_extract_leaves_the_position_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+    let live = LiveResults::load(&store).unwrap();
+    let mut p = prover(&store, &live, dir.path());
+    p.settings.max_proof_nodes = 3;
+    let won = parse_fen("W:WK1,K5:BK32").unwrap();
+    let budget = Duration::from_secs(5);
+    let a = p
+        .prove(&won, budget, &AtomicBool::new(false))
+        .expect("an open attempt, not a failed one");
+    assert_eq!(a.outcome, None);
+    // Charged its whole budget, so the walk's doubling ends.
+    assert!(a.millis >= budget.as_millis() as u64, "{a:?}");
+    assert_eq!(live.lookup(&won), None);
 }

@@ -367,6 +367,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             max_plies: 400,
             settle_pieces: args.egdb_pieces,
             quiet_plies: ExtendLimits::QUIET_PLIES,
+            shuffle_pieces: args.egdb_pieces + 1,
         },
         stop,
     };
