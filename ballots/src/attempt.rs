@@ -207,36 +207,18 @@ impl StoreProver<'_> {
             stop: self.stop,
             ..SolveOptions::default()
         };
-        let report = match solve(*pos, leaves, &opts) {
+        let mut report = solve(*pos, leaves, &opts);
+        if let (Err(SolveError::Checkpoint(e)), Some(plan)) = (&report, &opts.checkpoint) {
             // Tables that cannot be read back (another database size, a
-            // damaged file) or written: start afresh, and say so.
-            Err(SolveError::Checkpoint(e)) => {
-                let path = opts.checkpoint.as_ref().map(|p| p.path.clone());
-                if let Some(path) = &path {
-                    eprintln!(
-                        "checkers: {}: df-pn tables {} not used ({e}); searching afresh",
-                        engine::notation::fen::to_fen(pos),
-                        path.display()
-                    );
-                    let _ = std::fs::remove_file(path);
-                }
-                match solve(*pos, leaves, &opts) {
-                    // Not even a new file: without one.
-                    Err(SolveError::Checkpoint(_)) => {
-                        if let Some(path) = &path {
-                            let _ = std::fs::remove_file(path);
-                        }
-                        let without = SolveOptions {
-                            checkpoint: None,
-                            ..opts.clone()
-                        };
-                        solve(*pos, leaves, &without)
-                    }
-                    r => r,
-                }
-            }
-            r => r,
-        };
+            // damaged file): say so, and search afresh into a new file.
+            eprintln!(
+                "checkers: {}: df-pn tables {} not used ({e}); searching afresh",
+                engine::notation::fen::to_fen(pos),
+                plan.path.display()
+            );
+            let _ = std::fs::remove_file(&plan.path);
+            report = solve(*pos, leaves, &opts);
+        }
         let report = match report {
             Ok(report) => report,
             // A proof too large to extract leaves the question open, as

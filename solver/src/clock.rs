@@ -14,7 +14,7 @@
 
 use nix::time::{clock_gettime, ClockId};
 use std::cell::Cell;
-use std::ops::{Add, Sub};
+use std::ops::Add;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -65,25 +65,12 @@ impl Instant {
     pub fn saturating_duration_since(&self, earlier: Instant) -> Duration {
         self.0.saturating_sub(earlier.0)
     }
-
-    /// This moment moved back by `d`, if that is not before the origin.
-    pub fn checked_sub(&self, d: Duration) -> Option<Instant> {
-        self.0.checked_sub(d).map(Instant)
-    }
 }
 
 impl Add<Duration> for Instant {
     type Output = Instant;
     fn add(self, d: Duration) -> Instant {
         Instant(self.0.saturating_add(d))
-    }
-}
-
-impl Sub<Instant> for Instant {
-    type Output = Duration;
-    /// Same as [`Instant::saturating_duration_since`].
-    fn sub(self, earlier: Instant) -> Duration {
-        self.saturating_duration_since(earlier)
     }
 }
 
@@ -129,11 +116,6 @@ impl Stopwatch {
             Clock::Wall => self.elapsed(),
             Clock::Cpu => self.elapsed() + waited,
         }
-    }
-
-    /// The clock read.
-    pub fn clock(&self) -> Clock {
-        self.clock
     }
 }
 

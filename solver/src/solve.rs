@@ -613,10 +613,10 @@ fn search_here(
     // first of two questions half of it) and, with both solvers,
     // alpha-beta half of its question's share, df-pn the rest: a solver
     // or question that cannot finish does not starve the other.
-    let share = |until: Option<Instant>, part: u32| {
+    let share = |until: Option<Instant>, fraction: f64| {
         until.map(|u| {
             let now = Instant::now();
-            now + u.saturating_duration_since(now) / part
+            now + u.saturating_duration_since(now).mul_f64(fraction)
         })
     };
     let mut ask = |t: Value,
@@ -628,9 +628,9 @@ fn search_here(
         let mut best = None;
         if matches!(opts.solver, SolverKind::Ab | SolverKind::Both) {
             let part = if opts.solver == SolverKind::Both {
-                2
+                0.5
             } else {
-                1
+                1.0
             };
             ab.set_deadline(share(until, part));
             let (n0, t0) = (ab.nodes(), Instant::now());
@@ -831,15 +831,17 @@ fn search_here(
             let draw_first = draw_settled || expect == Some(Expect::Loss);
             let (mut w, mut bw) = (Status::Unknown, None);
             if !draw_first {
-                let until = if expect == Some(Expect::Win) {
-                    deadline.map(|d| {
-                        let now = Instant::now();
-                        now + d.saturating_duration_since(now).mul_f64(0.75)
-                    })
+                let fraction = if expect == Some(Expect::Win) {
+                    0.75
                 } else {
-                    share(deadline, 2)
+                    0.5
                 };
-                (w, bw) = ask(Value::Win, until, &mut runs, &mut proofs)?;
+                (w, bw) = ask(
+                    Value::Win,
+                    share(deadline, fraction),
+                    &mut runs,
+                    &mut proofs,
+                )?;
             }
             if w == Status::Success {
                 outcome = Some(Outcome::Exact(Value::Win));
@@ -895,7 +897,7 @@ fn search_here(
 
 /// Whether a child of `root` is a leaf that gives the mover at least a
 /// draw (the databases or the store say its mover does not win).
-pub fn draw_by_a_leaf_child(root: &Position, leaves: &Leaves<'_>) -> bool {
+fn draw_by_a_leaf_child(root: &Position, leaves: &Leaves<'_>) -> bool {
     let ct = child_threshold(Value::Draw);
     root.moves().iter().any(|m| {
         leaves.classify(&root.play_unchecked(m), ct).map(|(s, _)| s) == Some(Status::Failure)
