@@ -265,10 +265,15 @@ impl BuildProgress for BarProgress {
 
     fn slice_finished(&self, slice: &str, s: &SliceStats) {
         let line = format!(
-            "{slice}: {} positions, {} levels, {:.2} s, {} bytes ({:.1} positions/byte)",
+            "{slice}: {} positions, {} levels, {:.2} s (forward {:.1}, propagation {:.1}, \
+             values {:.1}, file {:.1}), {} bytes ({:.1} positions/byte)",
             s.positions,
             s.levels,
             s.seconds,
+            s.step_seconds[0],
+            s.step_seconds[1],
+            s.step_seconds[2],
+            s.step_seconds[3],
             s.bytes,
             s.positions as f64 / s.bytes.max(1) as f64
         );

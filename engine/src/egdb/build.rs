@@ -34,7 +34,7 @@ use super::reach::reachable_slices;
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::EgdbError;
 use crate::board::{Color, Position};
-use crate::geometry::{NEIGHBOUR, NONE};
+use crate::geometry::{opposite, step, Dir, DIRS, NEIGHBOUR, NONE, ROW_7};
 use crate::moves::MoveList;
 use crate::value::Value;
 use rayon::prelude::*;
@@ -92,6 +92,9 @@ pub struct SliceStats {
     pub levels: u32,
     /// Seconds spent.
     pub seconds: f64,
+    /// Seconds spent in each step: the forward pass, the propagation, the
+    /// values and counts, encoding and publishing the file.
+    pub step_seconds: [f64; 4],
     /// Bytes of the published file.
     pub bytes: u64,
 }
@@ -117,8 +120,6 @@ fn solve_slice_in_batches(
 ) -> Result<Solved, EgdbError> {
     let keys = slice.tables();
     let tables: Vec<TableIndex> = keys.iter().map(|&k| TableIndex::new(k)).collect();
-    // The table holding the successors of table t (after colour reversal).
-    let other = |t: usize| if tables.len() == 1 { 0 } else { 1 - t };
     let states: Vec<Vec<AtomicU8>> = tables
         .iter()
         .map(|t| {
@@ -130,10 +131,10 @@ fn solve_slice_in_batches(
     let failure: std::sync::Mutex<Option<EgdbError>> = std::sync::Mutex::new(None);
     let failed = AtomicBool::new(false);
     const CHUNK: usize = 1 << 16;
+    let started = Instant::now();
 
     // 1. Forward pass.
     for (t, table) in tables.iter().enumerate() {
-        let succ_key = keys[other(t)];
         states[t]
             .par_chunks(CHUNK)
             .enumerate()
@@ -148,7 +149,7 @@ fn solve_slice_in_batches(
                     if error.is_some() {
                         return;
                     }
-                    match first_pass(&pos, succ_key, db, &mut list) {
+                    match first_pass(&pos, db, &mut list) {
                         Ok(code) => chunk[(i - base) as usize].store(code, Relaxed),
                         Err(e) => error = Some(e),
                     }
@@ -170,6 +171,8 @@ fn solve_slice_in_batches(
     if let Some(e) = failure.lock().expect("no poisoning").take() {
         return Err(e);
     }
+
+    let forward_seconds = started.elapsed().as_secs_f64();
 
     // 2. Propagation.
     let mut frontier: Vec<u64> = Vec::new();
@@ -208,6 +211,8 @@ fn solve_slice_in_batches(
             });
     }
 
+    let propagation_seconds = started.elapsed().as_secs_f64() - forward_seconds;
+
     // 3. Values.
     let mut values = Vec::new();
     let mut counts = Vec::new();
@@ -239,10 +244,12 @@ fn solve_slice_in_batches(
         values.push(v);
         counts.push(c);
     }
+    let values_seconds = started.elapsed().as_secs_f64() - forward_seconds - propagation_seconds;
     Ok(Solved {
         values,
         counts,
         levels,
+        step_seconds: [forward_seconds, propagation_seconds, values_seconds],
     })
 }
 
@@ -256,6 +263,8 @@ pub struct Solved {
     pub counts: Vec<Counts>,
     /// Propagation levels.
     pub levels: u32,
+    /// Seconds of the forward pass, the propagation and the values.
+    pub step_seconds: [f64; 3],
 }
 
 enum Missing {
@@ -276,47 +285,79 @@ fn missing_for(db: &Egdb, p: &Position, slice: SliceKey) -> EgdbError {
     }
 }
 
-/// The first-pass state of `pos` (Black to move); `succ_key` is the table
-/// of in-slice successors (colour-reversed).
+/// The first-pass state of `pos` (Black to move): a capture position is
+/// decided by probing its captures ([`capture_state`]); otherwise its
+/// quiet moves are counted with bitboards and only the moves that leave
+/// the slice are played and probed ([`quiet_state`]).
 #[inline]
-fn first_pass(
-    pos: &Position,
-    succ_key: TableKey,
-    db: &Egdb,
-    list: &mut MoveList,
-) -> Result<u8, Missing> {
-    pos.legal_moves(list);
-    if list.is_empty() {
-        return Ok(S_LOSS);
+fn first_pass(pos: &Position, db: &Egdb, list: &mut MoveList) -> Result<u8, Missing> {
+    if pos.black_has_capture_flat() {
+        list.clear();
+        pos.push_captures(list);
+        capture_state(pos, db, list)
+    } else {
+        quiet_state(pos, db)
     }
-    if list.as_slice()[0].is_capture() {
-        let mut best = Value::Loss;
-        for m in list.iter() {
-            let s = pos.play_unchecked(m);
-            let v = db
-                .probe_with_source(&s)
-                .ok_or(Missing::Probe(s))?
-                .0
-                .negate();
-            best = best.max(v);
-            if best == Value::Win {
-                break;
-            }
-        }
-        return Ok(CAPTURE
-            + match best {
-                Value::Win => S_WIN,
-                Value::Loss => S_LOSS,
-                Value::Draw => S_DRAW,
-            });
-    }
-    let mut count = 0usize;
+}
+
+/// The decided state of a capture position `pos` whose captures are
+/// `list`: the best value over them, each probed.
+#[inline]
+fn capture_state(pos: &Position, db: &Egdb, list: &MoveList) -> Result<u8, Missing> {
     let mut best = Value::Loss;
     for m in list.iter() {
-        let s = pos.play_unchecked(m).flipped();
-        if TableKey::of(&s) == succ_key {
-            count += 1;
-        } else {
+        let s = pos.play_unchecked(m);
+        let v = db
+            .probe_with_source(&s)
+            .ok_or(Missing::Probe(s))?
+            .0
+            .negate();
+        best = best.max(v);
+        if best == Value::Win {
+            break;
+        }
+    }
+    Ok(CAPTURE
+        + match best {
+            Value::Win => S_WIN,
+            Value::Loss => S_LOSS,
+            Value::Draw => S_DRAW,
+        })
+}
+
+/// The first-pass state of `pos` (Black to move, no capture).
+///
+/// A king's move, and a man's move that ends on a row no further than
+/// Black's leading man, keeps the material and the lead: the successor
+/// (colour-reversed) is in the slice's other table, and such moves are
+/// only counted (one population count per direction). A man's move past
+/// the lead row changes the lead or crowns: its successor lies in
+/// another slice and is probed. A probed loss makes a win; with no move
+/// left in the slice the best probed value is final (no move at all: a
+/// loss); else the counter, with the flag saying a probed move draws.
+#[inline]
+fn quiet_state(pos: &Position, db: &Egdb) -> Result<u8, Missing> {
+    let (b, w, k, _) = pos.parts();
+    let empty = !(b | w);
+    let men = b & !k;
+    let kings = b & k;
+    let within = rows_through(lead_rank(men));
+    let mut count = 0u32;
+    for dir in [Dir::DownRight, Dir::DownLeft] {
+        count += (step(men, dir) & empty & within).count_ones();
+    }
+    for dir in DIRS {
+        count += (step(kings, dir) & empty).count_ones();
+    }
+    let mut best = Value::Loss;
+    for dir in [Dir::DownRight, Dir::DownLeft] {
+        let mut leaving = step(men, dir) & empty & !within;
+        while leaving != 0 {
+            let to = leaving & leaving.wrapping_neg();
+            leaving &= leaving - 1;
+            let from = step(to, opposite(dir));
+            let crowned = if to & ROW_7 != 0 { to } else { 0 };
+            let s = Position::from_bitboards_unchecked(b ^ from ^ to, w, k | crowned, Color::White);
             let v = db
                 .probe_with_source(&s)
                 .ok_or(Missing::Probe(s))?
@@ -331,10 +372,21 @@ fn first_pass(
     if count == 0 {
         return Ok(if best == Value::Draw { S_DRAW } else { S_LOSS });
     }
-    if count > COUNTER as usize {
-        return Err(Missing::TooManyMoves(count));
+    if count > COUNTER as u32 {
+        return Err(Missing::TooManyMoves(count as usize));
     }
     Ok(count as u8 | if best == Value::Draw { DRAW_EXIT } else { 0 })
+}
+
+/// Rows `0..=r` (bits `0..4(r+1)`): where a Black man may move without
+/// passing a leading man on row `r`.
+#[inline(always)]
+fn rows_through(r: u32) -> u32 {
+    if r >= 7 {
+        u32::MAX
+    } else {
+        (1u32 << (4 * (r + 1))) - 1
+    }
 }
 
 /// A frontier entry: the table number in the top byte, [`LOST`] set for
@@ -481,7 +533,9 @@ pub fn build_slice(
         values,
         counts,
         levels,
+        step_seconds: [forward, propagation, values_seconds],
     } = solve_slice(slice, db, progress)?;
+    let encoding = Instant::now();
     let image = file::encode_slice(slice, &values, &counts);
     drop(values);
     let path = file::publish(db.dir(), &slice.file_name(), &image)?;
@@ -494,6 +548,12 @@ pub fn build_slice(
         counts,
         levels,
         seconds: start.elapsed().as_secs_f64(),
+        step_seconds: [
+            forward,
+            propagation,
+            values_seconds,
+            encoding.elapsed().as_secs_f64(),
+        ],
         bytes,
     };
     progress.slice_finished(&slice.name(), &stats);
@@ -518,15 +578,79 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
         progress.note(&note);
     }
     let mut db = Egdb::open(dir)?;
-    let todo: Vec<SliceKey> = all_slices(pieces)
+    let todo = missing_up_to(&db, pieces);
+    build_in_order(&mut db, todo, progress)?;
+    Ok(db)
+}
+
+/// The slices of up to `pieces` pieces that `db` lacks, in build order.
+fn missing_up_to(db: &Egdb, pieces: u32) -> Vec<SliceKey> {
+    all_slices(pieces)
         .into_iter()
         .filter(|s| !db.has(s))
-        .collect();
+        .collect()
+}
+
+/// A build's expected pace, in positions a second per thread, for the
+/// estimate said before it starts ([`plan_heading`]): the pace measured
+/// on 7-piece slices (docs/egdb-format.txt gives the figures).
+pub const ESTIMATED_POSITIONS_PER_THREAD_SECOND: f64 = 1.3e6;
+
+/// The line said before a build of `todo` into `dir` starts: how many
+/// slices, how many positions, and about how long on `threads` threads.
+pub fn plan_heading(todo: &[SliceKey], dir: &Path, threads: usize) -> String {
+    let positions: u64 = todo.iter().map(|s| s.positions()).sum();
+    let seconds =
+        positions as f64 / (ESTIMATED_POSITIONS_PER_THREAD_SECOND * threads.max(1) as f64);
+    let largest = todo.iter().map(|s| s.pieces()).max().unwrap_or(0);
+    format!(
+        "building {} slice{} of up to {largest} pieces ({} positions) into {}: {} on {threads} thread{}",
+        todo.len(),
+        if todo.len() == 1 { "" } else { "s" },
+        human_count(positions),
+        dir.display(),
+        human_duration(seconds),
+        if threads == 1 { "" } else { "s" },
+    )
+}
+
+/// `n` with a unit prefix: `950`, `12.4 M`, `34.2 G`.
+fn human_count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{:.1} k", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1} M", n as f64 / 1e6),
+        _ => format!("{:.1} G", n as f64 / 1e9),
+    }
+}
+
+/// A duration in words: `under a minute`, `about 12 min`, `about 2 h 35
+/// min`.
+fn human_duration(seconds: f64) -> String {
+    let minutes = (seconds / 60.0).round() as u64;
+    match minutes {
+        _ if seconds < 60.0 => "under a minute".to_string(),
+        1..=59 => format!("about {minutes} min"),
+        _ => format!("about {} h {} min", minutes / 60, minutes % 60),
+    }
+}
+
+/// Builds `todo` (in build order) into `db`, after saying what and how
+/// long ([`plan_heading`]).
+fn build_in_order(
+    db: &mut Egdb,
+    todo: Vec<SliceKey>,
+    progress: &dyn BuildProgress,
+) -> Result<(), EgdbError> {
+    if todo.is_empty() {
+        return Ok(());
+    }
+    progress.note(&plan_heading(&todo, db.dir(), rayon::current_num_threads()));
     let of = todo.len();
     for (i, s) in todo.into_iter().enumerate() {
-        build_slice(s, &mut db, progress, i + 1, of)?;
+        build_slice(s, db, progress, i + 1, of)?;
     }
-    Ok(db)
+    Ok(())
 }
 
 /// The slices of `slice`'s piece count that building it needs, directly
@@ -597,18 +721,23 @@ fn ensure_some(
     wanted: &[SliceKey],
     progress: &dyn BuildProgress,
 ) -> Result<Egdb, EgdbError> {
-    let mut db = ensure(dir, pieces - 1, progress)?;
+    if pieces > MAX_PIECES {
+        return Err(EgdbError::TooManyPieces {
+            pieces,
+            max: MAX_PIECES,
+        });
+    }
+    let mut db = ensure(dir, 1, progress)?;
+    let mut todo = missing_up_to(&db, pieces - 1);
     // A present slice was built after what it reads: only the missing
     // ones need their dependencies looked up.
     let need = closure(wanted, |s| !db.has(s));
-    let todo: Vec<SliceKey> = slices_with(pieces)
-        .into_iter()
-        .filter(|s| need.contains(s) && !db.has(s))
-        .collect();
-    let of = todo.len();
-    for (i, s) in todo.into_iter().enumerate() {
-        build_slice(s, &mut db, progress, i + 1, of)?;
-    }
+    todo.extend(
+        slices_with(pieces)
+            .into_iter()
+            .filter(|s| need.contains(s) && !db.has(s)),
+    );
+    build_in_order(&mut db, todo, progress)?;
     Ok(db)
 }
 
@@ -685,6 +814,127 @@ mod tests {
         }
         // Some closures are more than the slice itself.
         assert!(all.iter().any(|s| same_size_closure(*s).len() > 3));
+    }
+
+    /// The heading before a build names the slices, their positions and
+    /// an estimate that grows with the positions and shrinks with the
+    /// threads.
+    #[test]
+    fn the_plan_heading_says_what_and_how_long() {
+        let dir = Path::new("/x");
+        let four = slices_with(4);
+        let positions: u64 = four.iter().map(|s| s.positions()).sum();
+        let h = plan_heading(&four, dir, 1);
+        assert!(
+            h.starts_with(&format!(
+                "building {} slices of up to 4 pieces (",
+                four.len()
+            )),
+            "{h}"
+        );
+        assert!(h.contains(&human_count(positions)), "{h}");
+        assert!(h.ends_with("on 1 thread"), "{h}");
+        assert_eq!(human_count(34_200_000_000), "34.2 G");
+        assert_eq!(human_count(950), "950");
+        assert_eq!(human_duration(30.0), "under a minute");
+        assert_eq!(human_duration(9_300.0), "about 2 h 35 min");
+        let seven = slices_with(7);
+        let one = plan_heading(&seven, dir, 1);
+        let two = plan_heading(&seven, dir, 2);
+        assert_ne!(one, two);
+        assert!(two.contains("2 threads"), "{two}");
+    }
+
+    /// The first-pass state of every position of every 4-piece slice is
+    /// the one found by generating, playing and classifying each legal
+    /// move (the table of each successor computed in full).
+    #[test]
+    fn bitboard_counts_agree_with_generated_moves() {
+        let dir = tempfile::Builder::new()
+            .prefix("checkers-egdb-first-pass-")
+            .tempdir()
+            .unwrap();
+        let mut db = ensure(dir.path(), 3, &NoProgress).unwrap();
+        let mut list = MoveList::new();
+        let mut leaving = 0;
+        for s in slices_with(4) {
+            let keys = s.tables();
+            for (t, key) in keys.iter().enumerate() {
+                let table = TableIndex::new(*key);
+                let succ_key = keys[if keys.len() == 1 { 0 } else { 1 - t }];
+                table.for_each_position(0..table.size(), |i, pos| {
+                    let fast = first_pass(&pos, &db, &mut list).ok().unwrap();
+                    let slow = first_pass_by_moves(&pos, succ_key, &db, &mut list)
+                        .ok()
+                        .unwrap();
+                    assert_eq!(fast, slow, "{s} table {t} index {i}");
+                    leaving +=
+                        u32::from(fast & COUNTER != 0 && fast < DECIDED && fast & DRAW_EXIT != 0);
+                });
+            }
+            build_slice(s, &mut db, &NoProgress, 1, 1).unwrap();
+        }
+        assert!(leaving > 0, "some counted position also has a drawing exit");
+    }
+
+    /// The reference for [`first_pass`]: every legal move generated,
+    /// played, and its successor's table computed.
+    fn first_pass_by_moves(
+        pos: &Position,
+        succ_key: TableKey,
+        db: &Egdb,
+        list: &mut MoveList,
+    ) -> Result<u8, Missing> {
+        pos.legal_moves(list);
+        if list.is_empty() {
+            return Ok(S_LOSS);
+        }
+        if list.as_slice()[0].is_capture() {
+            let mut best = Value::Loss;
+            for m in list.iter() {
+                let s = pos.play_unchecked(m);
+                let v = db
+                    .probe_with_source(&s)
+                    .ok_or(Missing::Probe(s))?
+                    .0
+                    .negate();
+                best = best.max(v);
+                if best == Value::Win {
+                    break;
+                }
+            }
+            return Ok(CAPTURE
+                + match best {
+                    Value::Win => S_WIN,
+                    Value::Loss => S_LOSS,
+                    Value::Draw => S_DRAW,
+                });
+        }
+        let mut count = 0usize;
+        let mut best = Value::Loss;
+        for m in list.iter() {
+            let s = pos.play_unchecked(m).flipped();
+            if TableKey::of(&s) == succ_key {
+                count += 1;
+            } else {
+                let v = db
+                    .probe_with_source(&s)
+                    .ok_or(Missing::Probe(s))?
+                    .0
+                    .negate();
+                if v == Value::Win {
+                    return Ok(S_WIN);
+                }
+                best = best.max(v);
+            }
+        }
+        if count == 0 {
+            return Ok(if best == Value::Draw { S_DRAW } else { S_LOSS });
+        }
+        if count > COUNTER as usize {
+            return Err(Missing::TooManyMoves(count));
+        }
+        Ok(count as u8 | if best == Value::Draw { DRAW_EXIT } else { 0 })
     }
 
     /// Every slice of 4 pieces solves to the same values, counts and

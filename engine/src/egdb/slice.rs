@@ -36,6 +36,14 @@ impl SliceKey {
         self.0
     }
 
+    /// Positions of the slice (all its tables, Black to move).
+    pub fn positions(&self) -> u64 {
+        self.tables()
+            .into_iter()
+            .map(|k| super::index::TableIndex::new(k).size())
+            .sum()
+    }
+
     /// The tables stored: the canonical one, and the mirrored one unless
     /// both sides are equal.
     pub fn tables(&self) -> Vec<TableKey> {
