@@ -53,7 +53,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let server = crate::serve::http::Server::bind(&args.bind, args.port)?;
+    let proved = proofdb::ResultCache::load(&store)?;
     let browser = crate::serve::Browser {
+        proved,
         store,
         oracle,
         egdb_pieces: args.egdb_pieces,

@@ -21,7 +21,7 @@ pub mod value;
 use ballots::deck::Deck;
 use engine::Oracle;
 use error::ApiError;
-use proofdb::Store;
+use proofdb::{ResultCache, Store};
 use query::Target;
 use std::sync::Arc;
 
@@ -38,6 +38,9 @@ pub const DEFAULT_PROOF_NODES: usize = 500;
 pub struct Browser {
     /// The proof store, open read-only.
     pub store: Store,
+    /// Every outcome the store proves, loaded at start: its result rows
+    /// and each position its proof trees reach.
+    pub proved: ResultCache,
     /// The endgame databases (up to `egdb_pieces` pieces).
     pub oracle: Arc<dyn Oracle>,
     /// Pieces up to which `oracle` is asked (0: never).

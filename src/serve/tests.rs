@@ -17,8 +17,8 @@ struct Fixture {
     line: Vec<LinePly>,
 }
 
-/// Ballot 1's main line to ply 5 (ply 4 a stored draw), and a proof tree
-/// of two nodes for [`WIN_IN_ONE`].
+/// Ballot 1's main line to ply 5 (ply 4 a stored draw, ply 5 inside its
+/// proof), and a proof tree of two nodes for [`WIN_IN_ONE`].
 fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sqlite");
@@ -54,13 +54,30 @@ fn fixture() -> Fixture {
         solver: "dfpn".into(),
         ..Provenance::default()
     };
-    proofdb::testing::put_outcome_unverified(
-        &store,
-        &line[4].position,
-        Outcome::Exact(Value::Draw),
-        &prov,
-    )
-    .unwrap();
+    // Ply 4's draw: its at-least-draw tree plays 11-15 to ply 5, a
+    // database leaf (unverified, as proofdb::testing's trees), so ply 5
+    // is known from a tree only.
+    let (p4, p5) = (line[4].position, line[5].position);
+    let m = *p4
+        .moves()
+        .iter()
+        .find(|m| m.to_string() == "11-15")
+        .unwrap();
+    let at_least = ProofTree {
+        root: p4,
+        question: Question::AtLeastDraw,
+        nodes: vec![
+            (p4, ProofEntry::Prover(m)),
+            (p5, ProofEntry::Leaf(LeafSource::Egdb)),
+        ],
+    };
+    let at_most = ProofTree {
+        root: p4,
+        question: Question::AtMostDraw,
+        nodes: vec![(p4, ProofEntry::Leaf(LeafSource::Egdb))],
+    };
+    let rec = ResultRecord::new(p4, Outcome::Exact(Value::Draw), prov.clone(), 3);
+    store.put_proof(&rec, &[at_least, at_most], "test").unwrap();
     let root = parse_fen(WIN_IN_ONE).unwrap();
     let m = root.moves().as_slice()[0];
     let child = root.play_unchecked(&m);
@@ -75,9 +92,11 @@ fn fixture() -> Fixture {
     let rec = ResultRecord::new(root, Outcome::Exact(Value::Win), prov, 2);
     store.put_proof(&rec, &[tree], "test").unwrap();
     drop(store);
+    let store = Store::open_readonly(&path).unwrap();
     Fixture {
         browser: Browser {
-            store: Store::open_readonly(&path).unwrap(),
+            proved: ResultCache::load(&store).unwrap(),
+            store,
             oracle: Arc::new(NoOracle),
             egdb_pieces: 0,
             deck: Deck::builtin(),
@@ -182,7 +201,9 @@ fn a_ballot_line_ply_by_ply() {
     assert_eq!(plies[4]["origin"], "engine");
     assert_eq!(plies[4]["score_text"], "+0.30");
     assert_eq!(plies[4]["value"]["label"], "D");
-    assert_eq!(plies[5]["value"]["label"], "?");
+    assert_eq!(plies[4]["value"]["proof_size"], 3);
+    assert_eq!(plies[5]["value"]["label"], "L or D");
+    assert_eq!(plies[5]["value"]["source"], "proof");
     assert_eq!(
         plies[0]["fen"],
         "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"

@@ -1,11 +1,12 @@
 //! What is known of one position's value, and where it comes from: the
-//! rules (no legal move), the endgame databases, the proof store, or
+//! rules (no legal move), the endgame databases, a result row of the
+//! proof store, a stored proof tree that reaches the position, or
 //! nothing yet ("open"); with Chinook's labels.
 
 use super::error::ApiError;
 use super::Browser;
 use engine::Position;
-use proofdb::Outcome;
+use proofdb::{Outcome, ResultSource};
 use serde::Serialize;
 
 /// Where a value was read.
@@ -18,6 +19,9 @@ pub enum Source {
     Egdb,
     /// A proved result of the proof store.
     Store,
+    /// What a stored proof tree proves of a position it reaches (not a
+    /// result row of its own).
+    Proof,
     /// Nothing is known yet.
     Open,
 }
@@ -79,7 +83,7 @@ impl Known {
 impl Browser {
     /// What is known of `pos`, from its side to move's view, and the
     /// outcome itself: the rules first, then the databases, then the
-    /// store.
+    /// store's result rows, then the positions its proof trees reach.
     pub fn value_of(&self, pos: &Position) -> Result<(Option<Outcome>, Known), ApiError> {
         use engine::Value;
         if pos.is_terminal() {
@@ -99,7 +103,10 @@ impl Browser {
                 k.solver = Some(rec.provenance.solver);
                 Ok((Some(rec.outcome), k))
             }
-            None => Ok((None, Known::open())),
+            None => match self.proved.lookup(pos) {
+                Some(o) => Ok((Some(o), Known::new(o, Source::Proof))),
+                None => Ok((None, Known::open())),
+            },
         }
     }
 }
