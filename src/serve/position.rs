@@ -71,7 +71,7 @@ pub struct TreeSummary {
     /// Chinook's label of what it proves for the root's side to move.
     pub proves: &'static str,
     /// Positions in it.
-    pub nodes: u64,
+    pub node_count: u64,
     /// Database size (pieces) it was verified with.
     pub egdb_pieces: u32,
 }
@@ -124,7 +124,7 @@ impl Browser {
                     id: info.id,
                     question: q.name(),
                     proves: label(q.outcome()),
-                    nodes: info.node_count,
+                    node_count: info.node_count,
                     egdb_pieces: info.egdb_pieces,
                 });
             }

@@ -157,7 +157,7 @@ fn a_won_position_shows_its_tree_and_winning_move() {
     assert_eq!(j["moves"][0]["label"], "W");
     assert_eq!(j["moves"][0]["value"]["source"], "terminal");
     assert_eq!(j["trees"][0]["question"], "win");
-    assert_eq!(j["trees"][0]["nodes"], 2);
+    assert_eq!(j["trees"][0]["node_count"], 2);
 
     let (status, j) = get(&f.browser, &format!("/api/proof?fen={WIN_IN_ONE}"));
     assert_eq!(status, 200);
