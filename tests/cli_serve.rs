@@ -5,7 +5,7 @@ mod common;
 
 use engine::notation::fen::to_fen;
 use engine::{Position, Value};
-use proofdb::{LinePly, Origin, Outcome, Provenance, Store};
+use proofdb::{Outcome, Provenance, Store};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -68,31 +68,14 @@ fn get(addr: &str, path: &str) -> (u16, serde_json::Value) {
 /// A store with ballot 1's main line to ply 4, ply 4 a (test) draw.
 fn store(dir: &Path) -> Position {
     let store = Store::open(dir.join("s.sqlite")).unwrap();
-    let mut p = Position::initial();
-    let mut line = vec![LinePly {
-        ply: 0,
-        position: p,
-        move_text: String::new(),
-        origin: Origin::Published,
-        score: None,
-    }];
-    for (i, mv) in ["9-13", "21-17", "5-9", "25-21"].iter().enumerate() {
-        let m = *p.moves().iter().find(|m| m.to_string() == *mv).unwrap();
-        p = p.play_unchecked(&m);
-        line.push(LinePly {
-            ply: i as u32 + 1,
-            position: p,
-            move_text: mv.to_string(),
-            origin: Origin::Published,
-            score: Some(0),
-        });
-    }
+    let line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21"]);
     store.set_main_line(1, &line).unwrap();
     let prov = Provenance {
         solver: "dfpn".into(),
         ..Provenance::default()
     };
-    proofdb::testing::put_outcome_unverified(&store, &p, Outcome::Exact(Value::Draw), &prov)
+    let ply4 = &line[4].position;
+    proofdb::testing::put_outcome_unverified(&store, ply4, Outcome::Exact(Value::Draw), &prov)
         .unwrap();
     line[3].position
 }

@@ -2,7 +2,7 @@
 
 use super::*;
 use engine::notation::fen::parse_fen;
-use engine::{NoOracle, Position, Value};
+use engine::{NoOracle, Value};
 use proofdb::{
     LeafSource, LinePly, Origin, Outcome, ProofEntry, ProofTree, Provenance, Question, ResultRecord,
 };
@@ -23,31 +23,12 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sqlite");
     let store = Store::open(&path).unwrap();
-    let mut p = Position::initial();
-    let mut line = vec![LinePly {
-        ply: 0,
-        position: p,
-        move_text: String::new(),
-        origin: Origin::Published,
-        score: None,
-    }];
-    for (i, mv) in ["9-13", "21-17", "5-9", "25-21", "11-15"]
-        .iter()
-        .enumerate()
-    {
-        let m = *p.moves().iter().find(|m| m.to_string() == *mv).unwrap();
-        p = p.play_unchecked(&m);
-        line.push(LinePly {
-            ply: i as u32 + 1,
-            position: p,
-            move_text: mv.to_string(),
-            origin: if i < 2 {
-                Origin::Published
-            } else {
-                Origin::Engine
-            },
-            score: Some(10 * i as i32),
-        });
+    let mut line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
+    for p in &mut line[3..] {
+        p.origin = Origin::Engine;
+    }
+    for p in &mut line[1..] {
+        p.score = Some(10 * (p.ply as i32 - 1));
     }
     store.set_main_line(1, &line).unwrap();
     let prov = Provenance {
@@ -79,16 +60,7 @@ fn fixture() -> Fixture {
     let rec = ResultRecord::new(p4, Outcome::Exact(Value::Draw), prov.clone(), 3);
     store.put_proof(&rec, &[at_least, at_most], "test").unwrap();
     let root = parse_fen(WIN_IN_ONE).unwrap();
-    let m = root.moves().as_slice()[0];
-    let child = root.play_unchecked(&m);
-    let tree = ProofTree {
-        root,
-        question: Question::Win,
-        nodes: vec![
-            (root, ProofEntry::Prover(m)),
-            (child, ProofEntry::Leaf(LeafSource::Terminal)),
-        ],
-    };
+    let tree = proofdb::testing::win_in_one(root);
     let rec = ResultRecord::new(root, Outcome::Exact(Value::Win), prov, 2);
     store.put_proof(&rec, &[tree], "test").unwrap();
     drop(store);
