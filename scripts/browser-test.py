@@ -108,15 +108,16 @@ def run(d):
         if cells[5] != p["value"]["label"] or cells[2] != p["origin"]:
             raise AssertionError(f"ply {p['ply']} shows {cells}, API says {p['value']['label']} {p['origin']}")
     print("  ok: every ply shows the API's value label and origin")
-    frontier = next(p for p in line["plies"] if p["ply"] == (line["frontier_ply"] or 0))
+    # The page selects the frontier, else the first ply.
+    frontier = next((p for p in line["plies"] if p["ply"] == line["frontier_ply"]), line["plies"][0])
     check(text(d, "#pos-fen") == frontier["fen"], f"board shows the frontier ply {frontier['ply']}: {frontier['fen']}")
     check(text(d, "#pos-value") == frontier["value"]["label"], f"frontier value {frontier['value']['label']}")
     pieces = d.find_elements(By.CSS_SELECTOR, "#board g.piece")
     check(len(pieces) == frontier["pieces"], f"{len(pieces)} pieces drawn")
     shot(d, "02-ballot-frontier.png")
     # One ply earlier: the position before the frontier.
-    if frontier["ply"] > 0:
-        before = next(p for p in line["plies"] if p["ply"] == frontier["ply"] - 1)
+    before = next((p for p in line["plies"] if p["ply"] == frontier["ply"] - 1), None)
+    if before:
         d.find_element(By.CSS_SELECTOR, f'#line-table tr[data-ply="{before["ply"]}"]').click()
         check(text(d, "#pos-fen") == before["fen"], f"clicking ply {before['ply']} shows it")
         check(text(d, "#pos-value") == before["value"]["label"], f"its value {before['value']['label']}")
@@ -163,6 +164,20 @@ def run(d):
     else:
         check(d.find_elements(By.ID, "no-tree"), "says no tree is rooted here")
     shot(d, "05-proof.png")
+
+    print("the largest proof on the stored lines")
+    best = max((p for b in listed for p in api(f"/api/ballot/{b['number']}")["plies"]),
+               key=lambda p: p["value"]["proof_size"] or 0)
+    d.get(BASE + "/#proof/" + q(best["fen"]))
+    ready(d, "proof/")
+    proof = api("/api/proof?fen=" + q(best["fen"]))
+    for t in proof["trees"]:
+        spans = d.find_elements(By.CSS_SELECTOR, f'.proof-tree[data-tree="{t["id"]}"] span.node')
+        ids = {int(x.get_attribute("data-node")) for x in spans}
+        check(ids == set(range(len(t["nodes"]))),
+              f"tree {t['id']} ({t['proves']}): all {len(t['nodes'])} nodes of {t['node_count']} drawn")
+    check(text(d, "#pos-fen") == best["fen"], f"board shows the root, proof size {best['value']['proof_size']}")
+    shot(d, "07-largest-proof.png")
 
     print("a bad FEN")
     box = d.find_element(By.ID, "fen-input")
