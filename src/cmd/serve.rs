@@ -51,8 +51,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let store = proofdb::Store::open_readonly(&path)?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
+    // Listening first: a port in use is said before the databases load.
     let server = crate::serve::http::Server::bind(&args.bind, args.port)?;
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let proved = proofdb::ResultCache::load(&store)?;
     let browser = crate::serve::Browser {
         proved,
