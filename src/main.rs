@@ -8,6 +8,7 @@ mod limits;
 mod oracle;
 #[allow(dead_code)]
 mod progress;
+mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -51,6 +52,8 @@ enum Command {
     Db(cmd::db::Args),
     /// The three-move ballots: list, run, status, report.
     Ballots(cmd::ballots::Args),
+    /// Browse ballots, main lines and proofs in a web browser.
+    Serve(cmd::serve::Args),
 }
 
 /// Ends the program when standard output cannot be written, without a
@@ -108,6 +111,7 @@ fn main() {
         Command::Proof(a) => cmd::proof::run(a),
         Command::Db(a) => cmd::db::run(a),
         Command::Ballots(a) => cmd::ballots::run(a),
+        Command::Serve(a) => cmd::serve::run(a),
     };
     // What is still buffered (a last line without a newline) is written
     // now, so that its failure is reported too.

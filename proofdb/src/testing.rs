@@ -48,3 +48,44 @@ pub fn put_outcome_unverified(
 ) -> Result<PutEffect, StoreError> {
     put_unverified(store, &ResultRecord::new(*pos, outcome, prov.clone(), 0))
 }
+
+/// A main line from the start position through `moves` (move texts as
+/// the move type prints them, `9-13`), ply 0 included: every ply
+/// published and unscored. Panics on a move that is not legal (a test's
+/// own data).
+pub fn line_from_moves(moves: &[&str]) -> Vec<crate::LinePly> {
+    use crate::{LinePly, Origin};
+    let ply = |ply: u32, position: Position, text: &str| LinePly {
+        ply,
+        position,
+        move_text: text.to_string(),
+        origin: Origin::Published,
+        score: None,
+    };
+    let mut p = Position::initial();
+    let mut line = vec![ply(0, p, "")];
+    for (i, text) in moves.iter().enumerate() {
+        let m = p.moves().iter().find(|m| m.to_string() == *text).copied();
+        p = p.play_unchecked(&m.unwrap_or_else(|| panic!("{text} is not legal here")));
+        line.push(ply(i as u32 + 1, p, text));
+    }
+    line
+}
+
+/// The proof of a win in one: the side to move at `root` plays its first
+/// legal move, which leaves the opponent without a move. Panics when
+/// `root` has no move.
+pub fn win_in_one(root: Position) -> ProofTree {
+    let m = root.moves().as_slice()[0];
+    ProofTree {
+        root,
+        question: Question::Win,
+        nodes: vec![
+            (root, ProofEntry::Prover(m)),
+            (
+                root.play_unchecked(&m),
+                ProofEntry::Leaf(LeafSource::Terminal),
+            ),
+        ],
+    }
+}

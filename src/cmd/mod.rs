@@ -12,6 +12,7 @@ pub mod pdn;
 pub mod perft;
 pub mod play;
 pub mod proof;
+pub mod serve;
 pub mod show;
 pub mod solve;
 pub mod tune;

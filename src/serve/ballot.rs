@@ -1,0 +1,152 @@
+//! `/api/ballots` (the ballots of the store with their frontier) and
+//! `/api/ballot/N` (one main line, ply by ply).
+
+use super::error::ApiError;
+use super::position::Board;
+use super::value::{label, Known};
+use super::Browser;
+use ballots::deck::Ballot;
+use ballots::report;
+use ballots::score::men_text;
+use ballots::show::{summarize, verdict};
+use serde::Serialize;
+
+/// The job record of one ply, as far as the page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobView {
+    /// `proved`, `partial`, `budget`, `running` or `error`.
+    pub status: &'static str,
+    /// Positions in the proof(s) it found.
+    pub proof_size: u64,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time spent (ms).
+    pub millis: u64,
+}
+
+/// One ply of a main line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlyView {
+    /// Plies from the start of the game.
+    pub ply: u32,
+    /// The move that reached it (empty at ply 0).
+    #[serde(rename = "move")]
+    pub move_text: String,
+    /// `published`, `archive` or `engine`.
+    pub origin: &'static str,
+    /// The engine's score (centi-men, White's view), if stored.
+    pub score: Option<i32>,
+    /// The score in men (`+0.30`, `White wins`), if stored.
+    pub score_text: Option<String>,
+    /// The position.
+    #[serde(flatten)]
+    pub board: Board,
+    /// Its proved value or bound, for its side to move.
+    pub value: Known,
+    /// The ballot job's record of this ply, if it has one.
+    pub job: Option<JobView>,
+}
+
+/// The answer to `/api/ballot/N`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BallotView {
+    /// ACF number.
+    pub number: u32,
+    /// The three moves.
+    pub moves: String,
+    /// Opening name, or empty.
+    pub name: String,
+    /// `deck144`, `added12` or `barred`.
+    pub deck: &'static str,
+    /// Plies by origin: published, archive, engine.
+    pub origins: [u32; 3],
+    /// Whether the engine's scores flag the line decisive.
+    pub verdict: String,
+    /// Earliest ply whose value is exact, if any.
+    pub frontier_ply: Option<u32>,
+    /// Every ply of the main line, from ply 0.
+    pub plies: Vec<PlyView>,
+}
+
+impl Browser {
+    /// The deck's ballot `number`.
+    fn ballot(&self, number: u32) -> Result<&Ballot, ApiError> {
+        self.deck
+            .get(number)
+            .ok_or_else(|| ApiError::UnknownBallot {
+                number,
+                deck: self.deck.source().to_string(),
+            })
+    }
+
+    /// The `/api/ballot/N` answer; `text` is the `N` of the path.
+    pub fn ballot_line(&self, text: &str) -> Result<BallotView, ApiError> {
+        let number: u32 = text
+            .trim()
+            .parse()
+            .map_err(|_| ApiError::BadBallot(text.to_string()))?;
+        let b = self.ballot(number)?;
+        let rows = self.store.main_line(number)?;
+        if rows.is_empty() {
+            return Err(ApiError::NoMainLine {
+                number,
+                store: self.store.path().display().to_string(),
+            });
+        }
+        let jobs = self.store.job_records(number)?;
+        let mut plies = Vec::with_capacity(rows.len());
+        let mut frontier_ply = None;
+        for p in &rows {
+            let (outcome, value) = self.value_of(&p.position)?;
+            if frontier_ply.is_none() && matches!(outcome, Some(proofdb::Outcome::Exact(_))) {
+                frontier_ply = Some(p.ply);
+            }
+            plies.push(PlyView {
+                ply: p.ply,
+                move_text: p.move_text.clone(),
+                origin: p.origin.name(),
+                score: p.score,
+                score_text: p.score.map(men_text),
+                board: Board::of(&p.position),
+                value,
+                job: jobs.iter().find(|j| j.ply == p.ply).map(|j| JobView {
+                    status: j.status.name(),
+                    proof_size: j.proof_size,
+                    nodes: j.nodes,
+                    millis: j.millis,
+                }),
+            });
+        }
+        let s = summarize(&rows);
+        Ok(BallotView {
+            number,
+            moves: b.moves_text(),
+            name: b.name.clone(),
+            deck: b.deck.name(),
+            origins: s.origins,
+            verdict: verdict(&s),
+            frontier_ply,
+            plies,
+        })
+    }
+
+    /// The `/api/ballots` answer: the store's ballots (those with a row
+    /// or a main line) as `ballots status --json` gives them, each with
+    /// Chinook's label of its frontier value.
+    pub fn ballot_list(&self) -> Result<serde_json::Value, ApiError> {
+        let mut numbers: Vec<u32> = self.store.ballots()?.iter().map(|r| r.number).collect();
+        numbers.extend(self.store.ballots_with_lines()?);
+        numbers.sort_unstable();
+        numbers.dedup();
+        let chosen: Vec<&Ballot> = numbers.iter().filter_map(|&n| self.deck.get(n)).collect();
+        let rows = report::status(&self.store, &chosen)?;
+        let mut json = report::to_json(&rows);
+        if let Some(list) = json["ballots"].as_array_mut() {
+            for (entry, row) in list.iter_mut().zip(&rows) {
+                entry["label"] = row.value.map(label).into();
+            }
+        }
+        json["store"] = self.store.path().display().to_string().into();
+        Ok(json)
+    }
+}
