@@ -46,7 +46,7 @@ pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let progress = crate::cmd::egdb::BarProgress::new();
+    let progress = crate::progress::BarProgress::new();
     let mut db = match (build, needs) {
         (true, Needs::All) => ensure(&dir, pieces, &progress)?,
         (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, &progress)?,

@@ -9,8 +9,8 @@ use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
 use crate::manager::{Answer, Cost, Goal, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
-    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultRecord,
-    ResultSource, Store,
+    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource,
+    Store,
 };
 use solver::clock::{Clock, Stopwatch};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
@@ -110,7 +110,7 @@ impl StoreProver<'_> {
     }
 
     /// Stores `outcome` of `pos` with `trees`, then makes it visible to
-    /// the run's searches.
+    /// the run's searches ([`proofdb::RunSink::keep`]).
     fn keep(
         &self,
         pos: &Position,
@@ -118,24 +118,13 @@ impl StoreProver<'_> {
         prov: Provenance,
         trees: &[ProofTree],
     ) -> Result<u64, String> {
-        let size: u64 = trees.iter().map(|t| t.nodes.len() as u64).sum();
-        let rec = ResultRecord::new(*pos, outcome, prov, size);
-        self.store
-            .put_proof(&rec, trees, &self.run_id)
-            .map_err(|e| e.to_string())?;
-        self.live.insert(*pos, outcome).map_err(|c| {
-            format!(
-                "{}: proved {} but the run holds {}",
-                engine::notation::fen::to_fen(pos),
-                c.incoming,
-                c.stored
-            )
-        })?;
-        // Every position the proofs reach is a leaf for later searches.
-        for t in trees {
-            self.live.insert_tree(t);
-        }
-        Ok(size)
+        let sink = proofdb::RunSink {
+            store: self.store,
+            live: self.live,
+            run_id: &self.run_id,
+        };
+        sink.keep(pos, outcome, prov, trees)
+            .map_err(|e| e.to_string())
     }
 }
 

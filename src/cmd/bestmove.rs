@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .ok_or_else(|| anyhow::anyhow!("bestmove needs a FEN (or --bench)"))?;
     let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bad FEN {fen:?}: {e}"))?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&[pos]))?;
-    let limits = limits(args.time, args.depth, args.nodes)?;
+    let limits = crate::cli::search_limits(args.time, args.depth, args.nodes)?;
     let mut searcher = Searcher::try_with_options(args.tt_mb, options)?;
     if args.egdb_pieces > 0 {
         searcher.set_probe_max_pieces(args.egdb_pieces);
@@ -103,28 +103,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     print_result(&pos, &r, args.json);
     Ok(())
-}
-
-/// Turns the command-line limits into search limits.
-pub fn limits(time: Option<f64>, depth: Option<u32>, nodes: Option<u64>) -> anyhow::Result<Limits> {
-    if let Some(t) = time {
-        crate::limits::check_seconds(t)
-            .map_err(|e| crate::limits::UsageError(format!("--time {t}: {e}")))?;
-    }
-    if let Some(d) = depth {
-        crate::limits::usage((1..=crate::limits::MAX_DEPTH).contains(&d), || {
-            format!("--depth {d}: expected 1 to {}", crate::limits::MAX_DEPTH)
-        })?;
-    }
-    let time = match (time, depth, nodes) {
-        (None, None, None) => Some(1.0),
-        (t, _, _) => t,
-    };
-    Ok(Limits {
-        depth,
-        time: time.map(crate::limits::duration),
-        nodes,
-    })
 }
 
 fn print_result(pos: &Position, r: &SearchResult, json: bool) {

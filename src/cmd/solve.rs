@@ -1,15 +1,16 @@
 //! `checkers solve`: prove the value of a position, or of every position
 //! of a batch file, and write the verified proofs.
 
+use crate::cli::{SolverArg, TrustArg};
 use crate::oracle::Needs;
 use anyhow::Context;
 use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
-use proofdb::{LiveResults, ResultRecord, Store};
+use proofdb::{LiveResults, Store};
 use solver::clock::Clock;
 use solver::proofio::{self, StoredProof};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
-use solver::{Leaves, Status, Trust};
+use solver::{Leaves, Status};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,61 +30,8 @@ pub enum QuestionArg {
     Value,
 }
 
-/// Which solver to run.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum SolverArg {
-    /// Pessimistic alpha-beta.
-    Ab,
-    /// Depth-first proof-number search.
-    Dfpn,
-    /// Both, cross-checked (a disagreement is an error).
-    Both,
-    /// Exact retrograde analysis of every position reachable down to the
-    /// databases (at most --retro-positions positions).
-    Retro,
-    /// Retrograde analysis first (with --time: at most a third of it and
-    /// 250 000 positions per second of it), then both searches,
-    /// cross-checked, for what it leaves open.
-    All,
-}
-
-impl SolverArg {
-    /// The solver library's name for the choice.
-    pub fn kind(self) -> SolverKind {
-        match self {
-            SolverArg::Ab => SolverKind::Ab,
-            SolverArg::Dfpn => SolverKind::Dfpn,
-            SolverArg::Both => SolverKind::Both,
-            SolverArg::Retro => SolverKind::Retro,
-            SolverArg::All => SolverKind::All,
-        }
-    }
-}
-
 /// The time limit of a solve given neither `--time` nor `--nodes`.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(60);
-
-/// When df-pn builds on results held through a repetition.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum TrustArg {
-    /// For positions the engine's guess says are level.
-    Auto,
-    /// Always.
-    On,
-    /// Never.
-    Off,
-}
-
-impl TrustArg {
-    /// The solver library's name for the choice.
-    pub fn trust(self) -> Trust {
-        match self {
-            TrustArg::Auto => Trust::Auto,
-            TrustArg::On => Trust::On,
-            TrustArg::Off => Trust::Off,
-        }
-    }
-}
 
 /// Arguments of `checkers solve`.
 #[derive(clap::Args)]
@@ -216,16 +164,12 @@ impl StoreOut {
             return Ok(());
         };
         let trees: Vec<_> = rep.proofs.iter().map(|p| p.tree.clone()).collect();
-        let size = trees.iter().map(|t| t.nodes.len() as u64).sum();
-        let mut prov = rep.provenance.clone();
-        prov.run_id = self.run_id.clone();
-        let rec = ResultRecord::new(rep.root, outcome, prov, size);
-        self.store.put_proof(&rec, &trees, &self.run_id)?;
-        // The store accepted it, so it agrees with what the run holds.
-        let _ = self.live.insert(rep.root, outcome);
-        for t in &trees {
-            self.live.insert_tree(t);
-        }
+        let sink = proofdb::RunSink {
+            store: &self.store,
+            live: &self.live,
+            run_id: &self.run_id,
+        };
+        sink.keep(&rep.root, outcome, rep.provenance.clone(), &trees)?;
         Ok(())
     }
 }

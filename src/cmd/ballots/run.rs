@@ -6,8 +6,8 @@
 //! committed as it is proved, so a killed or interrupted run loses at most
 //! the position in progress, and running the same command again resumes.
 
-use crate::cmd::db::StoreArg;
-use crate::cmd::solve::{SolverArg, TrustArg};
+use crate::cli::StoreArg;
+use crate::cli::{SolverArg, TrustArg};
 use crate::oracle::Needs;
 use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
@@ -392,7 +392,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         store.finish_run(&run_id)?;
     }
     let rows = report::status(&store, &chosen)?;
-    crate::cmd::db::emit(&report::to_text(&rows))?;
+    crate::cli::emit(&report::to_text(&rows))?;
     for f in &failures {
         eprintln!("checkers: {f}");
     }
