@@ -401,15 +401,12 @@ mod tests {
 
     /// Small random positions (kings and men, 2 v 2) from a fixed seed.
     fn candidates() -> impl Iterator<Item = Position> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = engine::rng::XorShift64::default();
         std::iter::from_fn(move || loop {
             let mut bits = [0u32; 4];
             let mut used = 0u32;
             for b in bits.iter_mut() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let sq = 1u32 << (x % 32);
+                let sq = 1u32 << rng.below(32);
                 if used & sq == 0 {
                     *b = sq;
                     used |= sq;

@@ -44,13 +44,6 @@ impl XorShift64 {
     }
 }
 
-impl Iterator for XorShift64 {
-    type Item = u64;
-    fn next(&mut self) -> Option<u64> {
-        Some(self.next_u64())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -608,13 +608,8 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         total += t.size();
         cum.push(total);
     }
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = engine::rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
+    let mut rnd = move || rng.next_u64();
     let each = a.positions.max(1);
     // Too many to count or to hold: an error, not an abort.
     let too_many = || anyhow::anyhow!("--positions {each} on {} threads: too many", a.threads);
@@ -782,13 +777,8 @@ fn random_read_ns(bytes: usize) -> anyhow::Result<(f64, f64)> {
     };
     // The lines in a random order (Fisher-Yates), linked into one cycle.
     let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = engine::rng::XorShift64::default();
+    let mut rnd = move || rng.next_u64();
     for i in (1..lines).rev() {
         order.swap(i, (rnd() % (i as u64 + 1)) as usize);
     }
