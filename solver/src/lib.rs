@@ -33,5 +33,5 @@ pub use budget::Limits;
 pub use leaves::Leaves;
 pub use question::{Res, Status};
 pub use solve::{
-    solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind, Trust, EXTRACTION_RUN,
+    solve, CheckpointPlan, Credit, Runner, SolveOptions, SolveReport, SolverKind, Trust,
 };

@@ -259,7 +259,7 @@ fn the_cap_gives_bounds() {
         },
     )
     .unwrap();
-    assert_eq!(rep.runs[0].solver, "retro");
+    assert_eq!(rep.runs[0].solver, solver::Runner::Retro);
     assert_eq!(rep.outcome, Some(Outcome::Exact(Value::Win)));
     assert!(rep.provenance.solver.contains("ab+dfpn"));
 }

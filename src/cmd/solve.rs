@@ -169,7 +169,7 @@ impl StoreOut {
             live: &self.live,
             run_id: &self.run_id,
         };
-        sink.keep(&rep.root, outcome, rep.provenance.clone(), &trees)?;
+        sink.keep(&rep.root, outcome, rep.provenance.clone().into(), &trees)?;
         Ok(())
     }
 }
@@ -468,7 +468,7 @@ fn print_report(rep: &SolveReport) {
         println!("best move {m}");
     }
     for r in &rep.runs {
-        if r.solver == solver::EXTRACTION_RUN {
+        if r.solver == solver::Runner::Extract {
             println!(
                 "  proof {side} {:<16} not extracted: time ran out after {} positions, {} ms \
                  (raise --time)",
@@ -568,7 +568,7 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
         .iter()
         .map(|r| {
             serde_json::json!({
-                "solver": r.solver,
+                "solver": r.solver.name(),
                 "question": if r.threshold == engine::Value::Win { "win" } else { "draw" },
                 "answer": status_name(r.status),
                 "nodes": r.nodes,
