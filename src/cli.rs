@@ -173,8 +173,41 @@ impl TrustArg {
     }
 }
 
+/// The limits of one move (`bestmove`, each move of a `match`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct MoveLimitArgs {
+    /// Seconds per move (default 1 when no --depth or --nodes is given;
+    /// at most 365 days).
+    #[arg(long, value_parser = crate::limits::seconds)]
+    pub time: Option<f64>,
+    /// Nominal depth in plies (1 to 100).
+    #[arg(long, value_parser = crate::limits::depth)]
+    pub depth: Option<u32>,
+    /// Node budget per move.
+    #[arg(long)]
+    pub nodes: Option<u64>,
+}
+
+impl MoveLimitArgs {
+    /// The search limits: these, or one second when none is given.
+    pub fn limits(&self) -> anyhow::Result<Limits> {
+        search_limits(self.time, self.depth, self.nodes)
+    }
+}
+
+/// The engine's databases and table (`bestmove`, `hub`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct EngineArgs {
+    /// Endgame databases up to this many pieces (0: none).
+    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
+    pub egdb_pieces: u32,
+    /// Transposition table size in MiB (at most the machine's memory).
+    #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
+    pub tt_mb: usize,
+}
+
 /// Turns the command-line limits into search limits.
-pub fn search_limits(
+fn search_limits(
     time: Option<f64>,
     depth: Option<u32>,
     nodes: Option<u64>,

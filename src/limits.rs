@@ -175,29 +175,27 @@ pub const RETRO_POSITION_BYTES: u64 = 100;
 /// than this machine's memory holds.
 pub fn held(bytes: u64) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
     move |text| {
-        let n: usize = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("expected a whole number, not {text:?}"))?;
-        if n == 0 {
-            return Err("expected at least 1".into());
-        }
+        let n = at_least_one(text, "a whole number", "1")?;
         let what = format!("{n} of {bytes} bytes each");
         fits_memory(&what, (n as u128).checked_mul(bytes as u128)).map_err(|e| e.to_string())?;
         Ok(n)
     }
 }
 
+/// A count of at least one: `what` names the number expected, `one` the
+/// least (for the messages).
+fn at_least_one(text: &str, what: &str, one: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Err(_) => Err(format!("expected {what}, not {text:?}")),
+        Ok(0) => Err(format!("expected at least {one}")),
+        Ok(n) => Ok(n),
+    }
+}
+
 /// A size in MiB for one table: at least 1, and no more than this
 /// machine's memory.
 pub fn mebibytes(text: &str) -> Result<usize, String> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("expected a number of MiB, not {text:?}"))?;
-    if n == 0 {
-        return Err("expected at least 1 MiB".into());
-    }
+    let n = at_least_one(text, "a number of MiB", "1 MiB")?;
     fits_memory("the table", Some((n as u128) << 20)).map_err(|e| e.to_string())?;
     Ok(n)
 }

@@ -20,10 +20,9 @@
 use engine::notation::fen::{parse_fen, to_fen};
 use engine::notation::pdn::{read_file, Game};
 use engine::search::{Limits, SearchResult, Searcher, MATE, WIN_THRESHOLD};
-use engine::{Color, NoOracle, Position, Value};
+use engine::{Color, NoOracle, Position};
 use proofdb::outcome::NoResults;
-use proofdb::Outcome;
-use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::solve::proved_winning_moves;
 use solver::Leaves;
 use std::path::Path;
 
@@ -54,18 +53,6 @@ fn piece_balance(p: &Position) -> i32 {
     }
 }
 
-/// Whether the solver proves that the side to move in `pos` loses.
-fn proved_lost(pos: &Position) -> bool {
-    let opts = SolveOptions {
-        solver: SolverKind::Dfpn,
-        ask: Ask::Draw,
-        max_nodes: 2_000_000,
-        ..SolveOptions::default()
-    };
-    let rep = solve(*pos, Leaves::new(&NoOracle, &NoResults), &opts).expect("solve");
-    rep.outcome == Some(Outcome::Exact(Value::Loss)) && !rep.proofs.is_empty()
-}
-
 /// The suite's line of a forced win in `p`, if the engine finds one a
 /// shallow search misses.
 fn forced_win(p: &Position, src: &str) -> Option<String> {
@@ -81,10 +68,10 @@ fn forced_win(p: &Position, src: &str) -> Option<String> {
     if deep.score <= WIN_THRESHOLD || deep.depth < 17 || MATE - deep.score > 15 {
         return None;
     }
-    let winning: Vec<String> = p
-        .moves()
+    let leaves = Leaves::new(&NoOracle, &NoResults);
+    let winning: Vec<String> = proved_winning_moves(p, leaves, 2_000_000)
+        .expect("solve")
         .iter()
-        .filter(|m| proved_lost(&p.play_unchecked(m)))
         .map(|m| m.to_string())
         .collect();
     if winning.is_empty() {

@@ -381,6 +381,16 @@ fn synthetic(n: u64) -> Position {
     )
 }
 
+/// Seconds `count` takes to find the stored positions among the probes
+/// (half misses); it must find all `results` of them.
+fn timed_hits(results: u64, count: impl FnOnce() -> usize) -> anyhow::Result<f64> {
+    let t = Instant::now();
+    let hits = count();
+    let secs = t.elapsed().as_secs_f64();
+    anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+    Ok(secs)
+}
+
 fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
     use rayon::prelude::*;
     if results == 0 || results > 1 << 20 {
@@ -433,23 +443,21 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
             .map(synthetic)
             .chain((0..results).map(|n| synthetic(n).with_side(Color::White)))
             .collect();
-        let t = Instant::now();
-        let hits = probes.iter().filter(|p| store.lookup(p).is_some()).count();
-        let secs = t.elapsed().as_secs_f64();
-        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        let secs = timed_hits(results, || {
+            probes.iter().filter(|p| store.lookup(p).is_some()).count()
+        })?;
         println!(
             "lookup      store, 1 thread: {} lookups (half misses) in {secs:.3} s: {:.0} lookups/s",
             probes.len(),
             probes.len() as f64 / secs
         );
         let threads = rayon::current_num_threads();
-        let t = Instant::now();
-        let hits = probes
-            .par_iter()
-            .filter(|p| store.lookup(p).is_some())
-            .count();
-        let secs = t.elapsed().as_secs_f64();
-        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        let secs = timed_hits(results, || {
+            probes
+                .par_iter()
+                .filter(|p| store.lookup(p).is_some())
+                .count()
+        })?;
         println!(
             "lookup      store, {threads} threads: {:.0} lookups/s",
             probes.len() as f64 / secs
@@ -461,10 +469,9 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
             cache.len(),
             t.elapsed().as_secs_f64()
         );
-        let t = Instant::now();
-        let hits = probes.iter().filter(|p| cache.lookup(p).is_some()).count();
-        let secs = t.elapsed().as_secs_f64();
-        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        let secs = timed_hits(results, || {
+            probes.iter().filter(|p| cache.lookup(p).is_some()).count()
+        })?;
         println!(
             "lookup      cache, 1 thread: {:.0} lookups/s",
             probes.len() as f64 / secs

@@ -21,12 +21,8 @@ use std::time::Duration;
 /// HubEngine); see docs/hub-protocol.txt.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
-    pub egdb_pieces: u32,
-    /// Transposition table size in MiB (at most the machine's memory).
-    #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
-    pub tt_mb: usize,
+    #[command(flatten)]
+    pub engine: crate::cli::EngineArgs,
     /// Search options `key=value,...` (as for `checkers bestmove --options`).
     #[arg(long, default_value = "")]
     pub options: String,
@@ -128,10 +124,10 @@ impl Engine {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
-    let mut searcher = Searcher::try_with_options(args.tt_mb, options)?;
-    if args.egdb_pieces > 0 {
-        searcher.set_probe_max_pieces(args.egdb_pieces);
+    let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::All)?;
+    let mut searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
+    if args.engine.egdb_pieces > 0 {
+        searcher.set_probe_max_pieces(args.engine.egdb_pieces);
     }
     let control = Arc::new(Control {
         stop: searcher.stop_handle(),

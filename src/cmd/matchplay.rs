@@ -48,15 +48,8 @@ pub struct Args {
     /// The ballots table.
     #[arg(long, default_value = "../shared/data/ballots.tsv")]
     pub ballots_file: std::path::PathBuf,
-    /// Seconds per move (at most 365 days).
-    #[arg(long, value_parser = crate::limits::seconds)]
-    pub time: Option<f64>,
-    /// Fixed depth per move (1 to 100).
-    #[arg(long, value_parser = crate::limits::depth)]
-    pub depth: Option<u32>,
-    /// Node budget per move.
-    #[arg(long)]
-    pub nodes: Option<u64>,
+    #[command(flatten)]
+    pub limits: crate::cli::MoveLimitArgs,
     /// Game clock `SECONDS+INCREMENT` for each side (e.g. 60+0.5).
     #[arg(long)]
     pub clock: Option<String>,
@@ -98,9 +91,7 @@ type Played = (usize, String, f64, &'static str);
 /// The time control of the options: `--clock`, else per-move limits.
 fn time_control(args: &Args) -> anyhow::Result<TimeControl> {
     let Some(c) = &args.clock else {
-        return Ok(TimeControl::PerMove(crate::cli::search_limits(
-            args.time, args.depth, args.nodes,
-        )?));
+        return Ok(TimeControl::PerMove(args.limits.limits()?));
     };
     let (t, i) = c.split_once('+').unwrap_or((c.as_str(), "0"));
     let bad = |why: &str| {

@@ -4,8 +4,7 @@
 
 use super::hub::{hub_args, hub_move, hub_position, parse_hub_move, SideLetters};
 use super::record::GameRecord;
-use super::referee::{Forfeit, PlayError, Player, TimeControl};
-use crate::Move;
+use super::referee::{Choice, Forfeit, PlayError, Player, TimeControl};
 use std::io::{BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -157,12 +156,7 @@ impl Drop for HubPlayer {
 }
 
 impl Player for HubPlayer {
-    fn choose(
-        &mut self,
-        game: &GameRecord,
-        tc: TimeControl,
-        clock: f64,
-    ) -> Result<Move, PlayError> {
+    fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let moves: Vec<String> = game.moves.iter().map(hub_move).collect();
         self.send(&format!(
             "pos pos={} moves=\"{}\"",
@@ -217,12 +211,7 @@ mod tests {
                       while read a; do case \"$a\" in go*) echo done move=22-18;; esac; done";
         let mut b = HubPlayer::start(script, Duration::from_secs(5)).unwrap();
         let mut a = EnginePlayer::new(SearchOptions::default(), 1, &NoOracle, 0);
-        let referee = Referee {
-            max_plies: 10,
-            resign_margin: 0,
-            oracle: &NoOracle,
-            probe_max: 0,
-        };
+        let referee = Referee::rules_only(10, 0);
         let tc = TimeControl::PerMove(Limits {
             depth: Some(1),
             ..Limits::default()

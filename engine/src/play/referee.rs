@@ -52,12 +52,14 @@ pub enum PlayError {
     NoMove,
 }
 
+/// A player's choice: a move, or why there is none.
+pub type Choice = Result<Move, PlayError>;
+
 /// Something that chooses moves.
 pub trait Player {
     /// Chooses a move in the game's current position (which has one).
     /// `clock` is the seconds left, when playing on a clock.
-    fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64)
-        -> Result<Move, PlayError>;
+    fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice;
 }
 
 /// This engine.
@@ -85,12 +87,7 @@ impl<'a> EnginePlayer<'a> {
 }
 
 impl Player for EnginePlayer<'_> {
-    fn choose(
-        &mut self,
-        game: &GameRecord,
-        tc: TimeControl,
-        clock: f64,
-    ) -> Result<Move, PlayError> {
+    fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let limits = match tc {
             TimeControl::PerMove(l) => l,
             TimeControl::Clock(_, inc) => Limits {
@@ -151,6 +148,19 @@ pub struct Referee<'a> {
     pub oracle: &'a dyn Oracle,
     /// Probe only positions with at most this many pieces.
     pub probe_max: u32,
+}
+
+impl Referee<'static> {
+    /// A referee without exact values: the rules, `max_plies` and the
+    /// material margin only.
+    pub fn rules_only(max_plies: usize, resign_margin: i32) -> Referee<'static> {
+        Referee {
+            max_plies,
+            resign_margin,
+            oracle: &crate::NoOracle,
+            probe_max: 0,
+        }
+    }
 }
 
 /// Plies a material lead must last before it is adjudicated a win.
@@ -259,7 +269,7 @@ mod tests {
     }
 
     impl Player for First {
-        fn choose(&mut self, g: &GameRecord, _: TimeControl, _: f64) -> Result<Move, PlayError> {
+        fn choose(&mut self, g: &GameRecord, _: TimeControl, _: f64) -> Choice {
             if self.moves == 0 {
                 return Err(Forfeit {
                     reason: "illegal move",
@@ -273,12 +283,7 @@ mod tests {
     }
 
     fn referee(max_plies: usize, resign_margin: i32) -> Referee<'static> {
-        Referee {
-            max_plies,
-            resign_margin,
-            oracle: &NoOracle,
-            probe_max: 0,
-        }
+        Referee::rules_only(max_plies, resign_margin)
     }
 
     const DEPTH_1: TimeControl = TimeControl::PerMove(Limits {

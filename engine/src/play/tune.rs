@@ -96,15 +96,9 @@ pub fn self_play_game(
         weights,
         ..SearchOptions::default()
     };
-    let oracle = NoOracle;
-    let mut a = EnginePlayer::new(options.clone(), 4, &oracle, 0);
-    let mut b = EnginePlayer::new(options, 4, &oracle, 0);
-    let referee = Referee {
-        max_plies: 200,
-        resign_margin: 400,
-        oracle: &oracle,
-        probe_max: 0,
-    };
+    let mut a = EnginePlayer::new(options.clone(), 4, &NoOracle, 0);
+    let mut b = EnginePlayer::new(options, 4, &NoOracle, 0);
+    let referee = Referee::rules_only(200, 400);
     let tc = TimeControl::PerMove(Limits {
         depth: Some(settings.depth),
         ..Limits::default()

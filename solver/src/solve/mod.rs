@@ -439,6 +439,31 @@ fn search_here(
     Ok(searches.finish(found, start))
 }
 
+/// The moves of `pos` that the solver proves win: those after which the
+/// side to move is proved lost by df-pn within `max_nodes` nodes, each
+/// proof checked by the verifier. A move not listed may still win past
+/// the budget.
+pub fn proved_winning_moves(
+    pos: &Position,
+    leaves: Leaves<'_>,
+    max_nodes: u64,
+) -> Result<Vec<Move>, SolveError> {
+    let opts = SolveOptions {
+        solver: SolverKind::Dfpn,
+        ask: Ask::Draw,
+        max_nodes,
+        ..SolveOptions::default()
+    };
+    let mut winning = Vec::new();
+    for m in pos.moves().iter() {
+        let rep = solve(pos.play_unchecked(m), leaves, &opts)?;
+        if rep.outcome == Some(Outcome::Exact(Value::Loss)) && !rep.proofs.is_empty() {
+            winning.push(*m);
+        }
+    }
+    Ok(winning)
+}
+
 /// Whether a child of `root` is a leaf that gives the mover at least a
 /// draw (the databases or the store say its mover does not win).
 fn draw_by_a_leaf_child(root: &Position, leaves: &Leaves<'_>) -> bool {

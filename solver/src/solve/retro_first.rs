@@ -4,7 +4,7 @@
 //! the verified proofs of every question the bounds settle), and the
 //! report that joins it with the searches that follow.
 
-use super::searches::millis_since;
+use super::searches::{millis_since, run_of};
 use super::{
     Ask, Credit, QuestionRun, Runner, SolveError, SolveOptions, SolveReport, SolverKind,
     VerifiedProof,
@@ -115,16 +115,16 @@ fn gave_up(e: RetroError, ask: Ask, t0: Instant) -> RetroPart {
     } else {
         Value::Win
     };
+    let run = run_of(
+        threshold,
+        Runner::Retro,
+        Status::Unknown,
+        nodes as u64,
+        t0,
+        None,
+    );
     RetroPart {
-        runs: vec![QuestionRun {
-            threshold,
-            solver: Runner::Retro,
-            status: Status::Unknown,
-            nodes: nodes as u64,
-            millis: millis_since(t0),
-            best: None,
-            numbers: None,
-        }],
+        runs: vec![run],
         ..RetroPart::default()
     }
 }

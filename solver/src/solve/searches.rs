@@ -35,6 +35,27 @@ fn share_at(now: Instant, until: Option<Instant>, fraction: f64) -> Option<Insta
     until.map(|u| now + u.saturating_duration_since(now).mul_f64(fraction))
 }
 
+/// A run of `solver` on threshold `t` from `t0` until now, without
+/// df-pn's numbers.
+pub(super) fn run_of(
+    t: Value,
+    solver: Runner,
+    status: Status,
+    nodes: u64,
+    t0: Instant,
+    best: Option<Move>,
+) -> QuestionRun {
+    QuestionRun {
+        threshold: t,
+        solver,
+        status,
+        nodes,
+        millis: millis_since(t0),
+        best,
+        numbers: None,
+    }
+}
+
 /// Milliseconds since `t0`.
 pub(super) fn millis_since(t0: Instant) -> u64 {
     t0.elapsed().as_millis() as u64
@@ -172,15 +193,9 @@ impl<'a, 'o> Searches<'a, 'o> {
             .set_deadline(share(until, ab_fraction(self.opts.solver)));
         let (n0, t0) = (self.ab.nodes(), Instant::now());
         let o = self.ab.prove(self.root, t, None, &[]);
-        self.runs.push(QuestionRun {
-            threshold: t,
-            solver: Runner::Ab,
-            status: o.res.status,
-            nodes: self.ab.nodes() - n0,
-            millis: millis_since(t0),
-            best: o.best,
-            numbers: None,
-        });
+        let nodes = self.ab.nodes() - n0;
+        self.runs
+            .push(run_of(t, Runner::Ab, o.res.status, nodes, t0, o.best));
         (o.res.status, o.best)
     }
 
@@ -190,14 +205,10 @@ impl<'a, 'o> Searches<'a, 'o> {
         let (n0, t0) = (self.df.nodes(), Instant::now());
         let o = self.df.prove(self.root, t, &[]);
         let open = o.res.status == Status::Unknown;
+        let nodes = self.df.nodes() - n0;
         self.runs.push(QuestionRun {
-            threshold: t,
-            solver: Runner::Dfpn,
-            status: o.res.status,
-            nodes: self.df.nodes() - n0,
-            millis: millis_since(t0),
-            best: o.best,
             numbers: open.then(|| self.df.numbers(&self.root, t)).flatten(),
+            ..run_of(t, Runner::Dfpn, o.res.status, nodes, t0, o.best)
         });
         if let Some((plan, context)) = &self.checkpoint {
             if let Some(e) = self.df.checkpoint_failure() {
@@ -233,15 +244,9 @@ impl<'a, 'o> Searches<'a, 'o> {
         let tree = match self.extract(who, question, t0) {
             Ok(tree) => tree,
             Err(ExtractError::OutOfTime(positions)) => {
-                self.runs.push(QuestionRun {
-                    threshold: t,
-                    solver: Runner::Extract,
-                    status: Status::Unknown,
-                    nodes: positions as u64,
-                    millis: millis_since(t0),
-                    best: None,
-                    numbers: None,
-                });
+                let nodes = positions as u64;
+                let run = run_of(t, Runner::Extract, Status::Unknown, nodes, t0, None);
+                self.runs.push(run);
                 return Ok(false);
             }
             Err(why) => {
