@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use engine::search::Limits;
 use proofdb::Store;
 use solver::solve::SolverKind;
-use solver::Trust;
+use solver::RepetitionTrust;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -164,11 +164,11 @@ pub enum TrustArg {
 
 impl TrustArg {
     /// The solver library's name for the choice.
-    pub fn trust(self) -> Trust {
+    pub fn trust(self) -> RepetitionTrust {
         match self {
-            TrustArg::Auto => Trust::Auto,
-            TrustArg::On => Trust::On,
-            TrustArg::Off => Trust::Off,
+            TrustArg::Auto => RepetitionTrust::Auto,
+            TrustArg::On => RepetitionTrust::On,
+            TrustArg::Off => RepetitionTrust::Off,
         }
     }
 }

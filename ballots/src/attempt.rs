@@ -14,7 +14,7 @@ use proofdb::{
 };
 use solver::clock::{Clock, Stopwatch};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
-use solver::{Leaves, Status, Trust};
+use solver::{Leaves, RepetitionTrust, Status};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -35,10 +35,10 @@ pub struct ProverSettings {
     /// decide which plies are proved).
     pub clock: Clock,
     /// When df-pn builds on results held through a repetition
-    /// ([`solver::Trust`]; by default where the position is expected to
+    /// ([`solver::RepetitionTrust`]; by default where the position is expected to
     /// be a draw, which on a main line whose next position is a draw is
     /// the question left open: "no win").
-    pub trust: Trust,
+    pub trust: RepetitionTrust,
 }
 
 impl Default for ProverSettings {
@@ -49,7 +49,7 @@ impl Default for ProverSettings {
             max_proof_nodes: 5_000_000,
             egdb_pieces: 0,
             clock: Clock::Cpu,
-            trust: Trust::Auto,
+            trust: RepetitionTrust::Auto,
         }
     }
 }

@@ -85,7 +85,7 @@ pub trait JobRecords {
 
 /// Budgets of a walk.
 #[derive(Clone, Copy, Debug)]
-pub struct Budget {
+pub struct WalkBudget {
     /// At most this long on the whole ballot (this run).
     pub ballot: Duration,
     /// At most this long on one position.
@@ -143,7 +143,7 @@ pub fn walk(
     first_ply: usize,
     prover: &dyn PositionProver,
     records: &mut dyn JobRecords,
-    budget: Budget,
+    budget: WalkBudget,
     stop: &AtomicBool,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
@@ -298,8 +298,8 @@ mod tests {
         line
     }
 
-    fn budget() -> Budget {
-        Budget {
+    fn budget() -> WalkBudget {
+        WalkBudget {
             ballot: Duration::from_secs(60),
             position: Duration::from_secs(1),
         }
@@ -339,7 +339,7 @@ mod tests {
         assert_eq!(s2.attempted, 1);
         assert!(recs.0[&10].budget_millis >= 56_000, "{:?}", recs.0[&10]);
         // A ballot budget no larger than what it resisted tries nothing.
-        let small = Budget {
+        let small = WalkBudget {
             ballot: Duration::from_secs(20),
             ..budget()
         };

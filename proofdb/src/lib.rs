@@ -30,7 +30,7 @@ pub mod writer;
 
 pub use cache::{LiveResults, ResultCache};
 pub use error::StoreError;
-pub use jobs::{BallotRow, JobRecord, JobStatus, LinePly, Origin, RunRow};
+pub use jobs::{BallotRow, JobRecord, JobStatus, LinePlyRow, Origin, RunRow};
 pub use keep::{KeepError, RunSink};
 pub use merge::{merge_shard, MergeReport};
 pub use outcome::{Outcome, OutcomeConflict, Provenance, ResultSource};

@@ -11,7 +11,7 @@ const CHECK_EVERY: u64 = 1024;
 /// The limits of one call of a search ([`crate::prover::AbConfig`],
 /// [`crate::dfpn::DfpnConfig`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Limits {
+pub struct CallLimits {
     /// Nodes one call may search.
     pub max_nodes: u64,
     /// Wall-clock limit, if any.
@@ -24,20 +24,20 @@ pub struct Limits {
     pub progress: Option<&'static AtomicU64>,
 }
 
-impl Limits {
+impl CallLimits {
     /// A node budget alone.
-    pub fn nodes(max_nodes: u64) -> Limits {
-        Limits {
+    pub fn nodes(max_nodes: u64) -> CallLimits {
+        CallLimits {
             max_nodes,
-            ..Limits::default()
+            ..CallLimits::default()
         }
     }
 }
 
-impl Default for Limits {
+impl Default for CallLimits {
     /// Ten million nodes, nothing else.
     fn default() -> Self {
-        Limits {
+        CallLimits {
             max_nodes: 10_000_000,
             deadline: None,
             stop: None,
@@ -66,7 +66,7 @@ impl Budget {
     /// checks `limits`. Returns whether the call has run out.
     #[inline]
     #[must_use]
-    pub fn tick(&mut self, limits: Limits) -> bool {
+    pub fn tick(&mut self, limits: CallLimits) -> bool {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             if let Some(p) = limits.progress {
@@ -77,7 +77,7 @@ impl Budget {
         self.aborted
     }
 
-    fn out_of(&self, limits: &Limits) -> bool {
+    fn out_of(&self, limits: &CallLimits) -> bool {
         self.nodes - self.start >= limits.max_nodes
             || limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
             || limits.deadline.is_some_and(|d| Instant::now() >= d)
@@ -115,13 +115,13 @@ mod tests {
         let mut b = Budget::default();
         b.begin();
         let ticks = (1..=3 * CHECK_EVERY)
-            .find(|_| b.tick(Limits::nodes(1500)))
+            .find(|_| b.tick(CallLimits::nodes(1500)))
             .expect("runs out");
         assert_eq!(ticks, 2 * CHECK_EVERY);
         // The next call has a fresh budget; the count goes on.
         b.begin();
         assert!(!b.aborted());
-        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(Limits::nodes(1500))));
+        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(CallLimits::nodes(1500))));
         assert_eq!(b.nodes(), 3 * CHECK_EVERY - 1);
     }
 
@@ -129,10 +129,10 @@ mod tests {
     fn the_stop_flag_and_progress_are_seen_at_a_check() {
         static STOP: AtomicBool = AtomicBool::new(false);
         static SEEN: AtomicU64 = AtomicU64::new(0);
-        let l = Limits {
+        let l = CallLimits {
             stop: Some(&STOP),
             progress: Some(&SEEN),
-            ..Limits::nodes(u64::MAX)
+            ..CallLimits::nodes(u64::MAX)
         };
         let mut b = Budget::default();
         b.begin();

@@ -29,9 +29,9 @@ pub mod table;
 pub mod tree;
 pub mod verify;
 
-pub use budget::Limits;
+pub use budget::CallLimits;
 pub use leaves::Leaves;
 pub use question::{Res, Status};
 pub use solve::{
-    solve, CheckpointPlan, Credit, Runner, SolveOptions, SolveReport, SolverKind, Trust,
+    solve, CheckpointPlan, Credit, RepetitionTrust, Runner, SolveOptions, SolveReport, SolverKind,
 };

@@ -23,9 +23,8 @@
 //! hash index of them; successors as one `u32` array (compressed sparse
 //! rows, in the order of [`Position::moves`]), predecessors built from it
 //! after the index is dropped; one byte of kind per position and, per
-//! analysis, one byte of value and a `u32` distance. Measured at the peak:
-//! about 105 bytes per position (120 M positions of a 6-piece ending took
-//! 12.6 GB) and about a million positions a second.
+//! analysis, one byte of value and a `u32` distance (the measured bytes
+//! per position and speed are in docs/measurements.md).
 //!
 //! A graph cut short (the position cap or the expansion time reached)
 //! leaves a frontier of unexpanded positions; two analyses, the frontier

@@ -168,9 +168,9 @@ pub const fn slot_bytes<V>() -> usize {
 }
 
 /// The array grows before more than this many tenths of it are taken:
-/// linear probing stays short (about 2 slots read for a key present, 6
-/// for one absent, at the fullest), and a table of 40 M entries takes
-/// 64 M slots, as a general hash map of that size does.
+/// linear probing stays short (docs/measurements.md), and a table of
+/// 40 M entries takes 64 M slots, as a general hash map of that size
+/// does.
 const MAX_LOAD_TENTHS: usize = 7;
 
 /// Slots of the first array.

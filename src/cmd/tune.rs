@@ -58,7 +58,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let play_weights = match args.play_eval.as_str() {
         "hand" => Weights::hand(),
-        "tuned" => Weights::tuned(),
+        "tuned" => Weights::playing(),
         o => anyhow::bail!("--play-eval {o:?}: expected hand or tuned"),
     };
     let deck = Deck::load(&args.ballots_file)?;

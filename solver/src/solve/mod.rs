@@ -169,7 +169,7 @@ pub struct SolveOptions {
     pub retro_positions: usize,
     /// When df-pn builds on results that rely on a repetition before they
     /// are checked ([`crate::dfpn::DfpnConfig::trust`]).
-    pub trust: Trust,
+    pub trust: RepetitionTrust,
     /// Keep df-pn's tables in a file, written as the search goes and
     /// after each question, and read back by the next run of the same
     /// search ([`crate::dfpn::checkpoint`]). Ignored by [`SolverKind::Ab`].
@@ -181,7 +181,7 @@ pub struct SolveOptions {
 /// answer is the draw side's (a draw, or "no win" against a side that
 /// holds the draw) and costs where it is the other side's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Trust {
+pub enum RepetitionTrust {
     /// Never.
     Off,
     /// For every question.
@@ -216,7 +216,7 @@ impl Default for SolveOptions {
             stop: None,
             progress: None,
             retro_positions: 30_000_000,
-            trust: Trust::Auto,
+            trust: RepetitionTrust::Auto,
             checkpoint: None,
         }
     }
@@ -403,14 +403,16 @@ fn search_here(
 ) -> Result<SolveReport, SolveError> {
     let start = Instant::now();
     let uses_dfpn = opts.solver != SolverKind::Ab;
-    let guessed = (opts.ask == Ask::Value || (opts.trust == Trust::Auto && uses_dfpn))
+    let guessed = (opts.ask == Ask::Value || (opts.trust == RepetitionTrust::Auto && uses_dfpn))
         .then(|| guess(&root, leaves.oracle));
     let expect = guessed.map(|g| g.expect);
     let drawn_child = draw_by_a_leaf_child(&root, &leaves);
     let trust = match opts.trust {
-        Trust::Off => false,
-        Trust::On => true,
-        Trust::Auto => expect == Some(Expect::Draw) || (drawn_child && expect != Some(Expect::Win)),
+        RepetitionTrust::Off => false,
+        RepetitionTrust::On => true,
+        RepetitionTrust::Auto => {
+            expect == Some(Expect::Draw) || (drawn_child && expect != Some(Expect::Win))
+        }
     };
     let mut searches = Searches::new(root, leaves, opts, trust)?;
     let found = match opts.ask {

@@ -20,8 +20,8 @@ use engine::{Move, Position, Value};
 use proofdb::{Outcome, Question};
 
 /// Positions per second of the time limit the retrograde analysis may
-/// enumerate under [`SolverKind::All`] (it manages about a million a
-/// second on one core).
+/// enumerate under [`SolverKind::All`]: a fraction of its speed on one
+/// core (docs/measurements.md).
 const ALL_RETRO_RATE: f64 = 250_000.0;
 
 /// What the retrograde analysis established.

@@ -7,7 +7,7 @@ use super::{
     Ask, Credit, QuestionRun, Runner, SolveError, SolveOptions, SolverKind, VerifiedProof,
     EXTRACT_AB_NODES,
 };
-use crate::budget::Limits;
+use crate::budget::CallLimits;
 use crate::clock::Instant;
 use crate::dfpn::{CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
@@ -100,7 +100,7 @@ impl<'a, 'o> Searches<'a, 'o> {
         trust: bool,
     ) -> Result<Self, SolveError> {
         // No deadline here: each question sets its own.
-        let limits = Limits {
+        let limits = CallLimits {
             max_nodes: opts.max_nodes,
             deadline: None,
             stop: opts.stop,
@@ -324,7 +324,7 @@ impl<'a, 'o> Searches<'a, 'o> {
         } else {
             self.df.set_deadline(grace);
             self.ab.set_config(AbConfig {
-                limits: Limits {
+                limits: CallLimits {
                     max_nodes: EXTRACT_AB_NODES.min(self.opts.max_nodes),
                     deadline: grace,
                     ..self.ab_cfg.limits

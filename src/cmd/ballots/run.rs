@@ -13,7 +13,7 @@ use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
-use ballots::job::{walk, Budget, PlyStatus, PositionProver, WalkEnd, WalkSummary};
+use ballots::job::{walk, PlyStatus, PositionProver, WalkBudget, WalkEnd, WalkSummary};
 use ballots::plan::{main_line, LineSources};
 use ballots::report;
 use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
@@ -195,7 +195,7 @@ struct Shared<'a> {
     manager: bool,
     /// Where df-pn's tables of open positions are kept between attempts.
     checkpoints: Option<&'a std::path::Path>,
-    budget: Budget,
+    budget: WalkBudget,
     limits: ExtendLimits,
     stop: &'static AtomicBool,
 }
@@ -285,7 +285,7 @@ fn run_ballot(
 
 /// Runs `checkers ballots run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let budget = Budget {
+    let budget = WalkBudget {
         ballot: crate::limits::duration(args.budget),
         position: crate::limits::duration(args.position_budget),
     };
