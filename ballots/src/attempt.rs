@@ -17,6 +17,7 @@ use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, Solver
 use solver::{Leaves, RepetitionTrust, Status};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Settings of a [`StoreProver`].
@@ -74,8 +75,6 @@ pub struct StoreProver<'a> {
     pub run_id: String,
     /// Solver settings.
     pub settings: ProverSettings,
-    /// Process-wide stop flag polled by the solvers (SIGINT/SIGTERM).
-    pub stop: Option<&'static AtomicBool>,
     /// A folder for df-pn's tables of the positions still open
     /// ([`checkpoint_file`]): a position tried again (a doubled budget,
     /// a rerun) goes on from the work already done instead of starting
@@ -133,7 +132,7 @@ impl PositionProver for StoreProver<'_> {
         &self,
         pos: &Position,
         budget: Duration,
-        _stop: &AtomicBool,
+        stop: &Arc<AtomicBool>,
     ) -> Result<Attempt, String> {
         let watch = Stopwatch::start(self.settings.clock);
         if let Some(v) = self.oracle.probe(pos) {
@@ -157,7 +156,7 @@ impl PositionProver for StoreProver<'_> {
             });
         }
         let before = watch.elapsed();
-        let solved = self.solve_and_keep(pos, Ask::Value, budget)?;
+        let solved = self.solve_and_keep(pos, Ask::Value, budget, stop)?;
         Ok(Attempt {
             outcome: solved.outcome,
             nodes: solved.nodes,
@@ -170,7 +169,14 @@ impl PositionProver for StoreProver<'_> {
 impl StoreProver<'_> {
     /// Runs the solvers on `pos` for `ask` within `budget` and stores what
     /// they settle (verified proofs included).
-    fn solve_and_keep(&self, pos: &Position, ask: Ask, budget: Duration) -> Result<Solved, String> {
+    /// `stop` ends the searches as if the budget ran out.
+    fn solve_and_keep(
+        &self,
+        pos: &Position,
+        ask: Ask,
+        budget: Duration,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<Solved, String> {
         let watch = Stopwatch::start(self.settings.clock);
         let leaves = Leaves::new(self.oracle, self.live);
         let opts = SolveOptions {
@@ -193,7 +199,7 @@ impl StoreProver<'_> {
             max_proof_nodes: self.settings.max_proof_nodes,
             table_entries: self.settings.table_entries,
             egdb_pieces: self.settings.egdb_pieces,
-            stop: self.stop,
+            stop: Some(Arc::clone(stop)),
             ..SolveOptions::default()
         };
         let mut report = solve(*pos, leaves, &opts);
@@ -281,7 +287,7 @@ impl QuestionSolver for StoreProver<'_> {
         pos: &Position,
         question: Question,
         budget: Duration,
-        _stop: &AtomicBool,
+        stop: &Arc<AtomicBool>,
     ) -> (Answer, Cost) {
         let ask = match question {
             Question::Win => Ask::Win,
@@ -298,7 +304,7 @@ impl QuestionSolver for StoreProver<'_> {
             return (status_answer(s), cost);
         }
         let before = watch.elapsed();
-        match self.solve_and_keep(pos, ask, budget) {
+        match self.solve_and_keep(pos, ask, budget, stop) {
             Ok(solved) => {
                 let answer = self
                     .known(pos, question)
@@ -353,7 +359,7 @@ impl ManagedProver<'_> {
         pos: &Position,
         goal: Goal,
         total: Duration,
-        stop: &AtomicBool,
+        stop: &Arc<AtomicBool>,
     ) -> (Answer, Cost) {
         let clock = self.inner.settings.clock;
         let budget = ManagerBudget {
@@ -378,7 +384,7 @@ impl PositionProver for ManagedProver<'_> {
         &self,
         pos: &Position,
         budget: Duration,
-        stop: &AtomicBool,
+        stop: &Arc<AtomicBool>,
     ) -> Result<Attempt, String> {
         let first = self.inner.prove(pos, budget / 2, stop)?;
         if matches!(first.outcome, Some(Outcome::Exact(_))) {

@@ -9,6 +9,7 @@ use crate::line::MainLine;
 use engine::Position;
 use proofdb::Outcome;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What a proof attempt gave.
@@ -31,8 +32,12 @@ pub trait PositionProver {
     /// Tries to settle the exact value of `pos` (or the strongest bound)
     /// within `budget`, stopping early when `stop` is set. An error (the
     /// store cannot be written, a proof fails verification) ends the walk.
-    fn prove(&self, pos: &Position, budget: Duration, stop: &AtomicBool)
-        -> Result<Attempt, String>;
+    fn prove(
+        &self,
+        pos: &Position,
+        budget: Duration,
+        stop: &Arc<AtomicBool>,
+    ) -> Result<Attempt, String>;
 }
 
 /// Status of one ply of a walk.
@@ -144,7 +149,7 @@ pub fn walk(
     prover: &dyn PositionProver,
     records: &mut dyn JobRecords,
     budget: WalkBudget,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
     let mut spent = Duration::ZERO;
@@ -242,7 +247,12 @@ mod tests {
     }
 
     impl PositionProver for PieceProver {
-        fn prove(&self, pos: &Position, _b: Duration, _s: &AtomicBool) -> Result<Attempt, String> {
+        fn prove(
+            &self,
+            pos: &Position,
+            _b: Duration,
+            _s: &Arc<AtomicBool>,
+        ) -> Result<Attempt, String> {
             self.calls.borrow_mut().push(pos.piece_count());
             let proved = pos.piece_count() <= self.max_pieces;
             Ok(Attempt {
@@ -317,7 +327,7 @@ mod tests {
             calls: RefCell::new(vec![]),
         };
         let mut recs = MemRecords::default();
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let mut budgets = Vec::new();
         let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |r| {
             budgets.push((r.ply, r.budget_millis))
@@ -364,7 +374,7 @@ mod tests {
                 &self,
                 _p: &Position,
                 _b: Duration,
-                s: &AtomicBool,
+                s: &Arc<AtomicBool>,
             ) -> Result<Attempt, String> {
                 s.store(true, Ordering::Relaxed);
                 Ok(Attempt {
@@ -376,7 +386,7 @@ mod tests {
             }
         }
         let mut recs = MemRecords::default();
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let s = walk(
             &line(),
             3,
@@ -398,7 +408,7 @@ mod tests {
             calls: RefCell::new(vec![]),
         };
         let mut recs = MemRecords::default();
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let s = walk(&line(), 3, &prover, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
         assert_eq!(s.end, WalkEnd::Complete);
         assert_eq!(s.frontier, Some(3));

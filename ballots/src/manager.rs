@@ -16,6 +16,7 @@ use engine::Position;
 use proofdb::Question;
 use solver::clock::{Clock, Stopwatch};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What answering one question cost.
@@ -68,7 +69,7 @@ pub trait QuestionSolver {
         pos: &Position,
         question: Question,
         budget: Duration,
-        stop: &AtomicBool,
+        stop: &Arc<AtomicBool>,
     ) -> (Answer, Cost);
 }
 
@@ -181,7 +182,7 @@ impl<'a> Manager<'a> {
     }
 
     /// Asks the solver about leaf `i`; returns what that cost.
-    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &AtomicBool) -> Cost {
+    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &Arc<AtomicBool>) -> Cost {
         let node = self.nodes[i].clone();
         let (q, yes_holds) = if node.or_node {
             (self.goal.question(), true)
@@ -283,7 +284,7 @@ impl<'a> Manager<'a> {
 
     /// Runs until the root is settled, the budget is spent, the tree is
     /// full or `stop` is set.
-    pub fn run(&mut self, budget: ManagerBudget, stop: &AtomicBool) -> ManagerResult {
+    pub fn run(&mut self, budget: ManagerBudget, stop: &Arc<AtomicBool>) -> ManagerResult {
         // Time is the manager's own work between answers (`own`, and
         // since the last answer) plus the answers' time.
         let mut watch = Stopwatch::start(budget.clock);
@@ -375,7 +376,7 @@ mod tests {
             pos: &Position,
             q: Question,
             _b: Duration,
-            _s: &AtomicBool,
+            _s: &Arc<AtomicBool>,
         ) -> (Answer, Cost) {
             // Sound but short-sighted: a win or loss within 3 plies is real.
             let cost = Cost {
@@ -431,7 +432,7 @@ mod tests {
 
     #[test]
     fn proves_wins_deeper_than_the_solver_sees() {
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let roots: Vec<Position> = candidates()
             .take(3000)
             .filter(|p| !wins(p, 3) && wins(p, 7))
@@ -448,7 +449,7 @@ mod tests {
 
     #[test]
     fn disproves_a_draw_for_a_side_that_loses() {
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let roots: Vec<Position> = candidates()
             .take(3000)
             .filter(|p| !loses(p, 3) && loses(p, 6))
@@ -465,7 +466,7 @@ mod tests {
     fn never_proves_what_is_false() {
         // Positions with no forced win in 7: the manager may prove a deeper
         // win, but any "Yes" must be a real win, checked at depth 11.
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let small = ManagerBudget {
             max_nodes: 3_000,
             ..budget()

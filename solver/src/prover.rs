@@ -24,7 +24,7 @@ use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position, Value};
 
 /// Limits of an alpha-beta search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct AbConfig {
     /// Node budget, deadline, stop flag and progress counter of one call
     /// of [`AlphaBeta::prove`].
@@ -268,7 +268,7 @@ impl<'a> AlphaBeta<'a> {
                 return Res::repetition(t, k);
             }
         }
-        if self.budget.tick(self.cfg.limits) {
+        if self.budget.tick(&self.cfg.limits) {
             return Res::UNKNOWN;
         }
         // One move list per ply, kept between calls: a fresh list would be

@@ -179,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.store.as_deref().map(StoreOut::open).transpose()?;
     // The first SIGINT/SIGTERM stops the searches as if their budget ran
     // out: what was settled by then is reported, written and stored.
-    let stop = crate::interrupt::static_stop_flag()?;
+    let stop = crate::interrupt::stop_flag()?;
     // One position: checked before anything is built, and only the
     // largest slices that its games may enter are needed.
     let single = match (&args.batch, args.fen.as_deref()) {
@@ -197,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => Needs::All,
     };
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, needs)?;
-    let work: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
+    let work = Arc::new(AtomicU64::new(0));
     let results: &dyn proofdb::ResultSource = match &out {
         Some(o) => &o.live,
         None => &NoResults,
@@ -226,8 +226,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
         egdb_pieces: args.egdb_pieces,
-        stop: Some(stop),
-        progress: Some(work),
+        stop: Some(Arc::clone(&stop)),
+        progress: Some(Arc::clone(&work)),
         retro_positions: args.retro_positions,
         trust: args.trust_loops.trust(),
         checkpoint: match &args.checkpoint {
@@ -250,7 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // A batch prints as it goes: on a shared terminal, log lines only.
     let report = WorkReport::start(
-        work,
+        Arc::clone(&work),
         args.batch.is_some() && std::io::stdout().is_terminal(),
     );
     let mut proofs: Vec<StoredProof> = Vec::new();
@@ -357,7 +357,7 @@ struct WorkReport {
 impl WorkReport {
     /// Starts reporting `work` (nodes searched, positions enumerated);
     /// `plain`: log lines even on a terminal.
-    fn start(work: &'static AtomicU64, plain: bool) -> WorkReport {
+    fn start(work: Arc<AtomicU64>, plain: bool) -> WorkReport {
         let done = Arc::new(AtomicBool::new(false));
         let seen = Arc::clone(&done);
         let thread = std::thread::spawn(move || {

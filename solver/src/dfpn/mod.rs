@@ -53,7 +53,7 @@ pub const INF: u32 = u32::MAX;
 const BIG: u32 = INF - 1;
 
 /// Limits of a df-pn search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct DfpnConfig {
     /// Node budget, deadline, stop flag and progress counter of one call
     /// of [`Dfpn::prove`].
@@ -472,7 +472,7 @@ impl<'a> Dfpn<'a> {
                 Some(pn) => {
                     // The root is one node even when it is a leaf, as in
                     // alpha-beta; a leaf is settled whatever the budget.
-                    let _ = self.budget.tick(self.cfg.limits);
+                    let _ = self.budget.tick(&self.cfg.limits);
                     self.store(root, t, pn, 1, None);
                     pn
                 }
@@ -651,7 +651,7 @@ impl<'a> Dfpn<'a> {
     ) -> Pn {
         // An exhausted budget is acted on after the leaf checks below: a
         // leaf is still settled.
-        let _ = self.budget.tick(self.cfg.limits);
+        let _ = self.budget.tick(&self.cfg.limits);
         if self.budget.nodes().is_multiple_of(CHECKPOINT_LOOK_EVERY) {
             self.maybe_checkpoint();
         }

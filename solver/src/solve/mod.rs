@@ -20,6 +20,7 @@ use searches::{settles, Searches};
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
 use std::time::Duration;
 use thiserror::Error;
 
@@ -160,10 +161,10 @@ pub struct SolveOptions {
     pub egdb_pieces: u32,
     /// Set from outside to stop the searches as if the budget ran out
     /// (what was settled before stays settled).
-    pub stop: Option<&'static AtomicBool>,
+    pub stop: Option<Arc<AtomicBool>>,
     /// Work done is added here as it goes (nodes searched, positions the
     /// retrograde analysis expanded), for a report from another thread.
-    pub progress: Option<&'static AtomicU64>,
+    pub progress: Option<Arc<AtomicU64>>,
     /// Most positions the retrograde analysis may enumerate
     /// ([`SolverKind::Retro`], [`SolverKind::All`]).
     pub retro_positions: usize,

@@ -74,8 +74,8 @@ pub(super) fn retro_part(
         max_positions: cap,
         expand_until: until.map(|u| start + u.saturating_duration_since(start) * 3 / 4),
         deadline: until,
-        stop: opts.stop,
-        progress: opts.progress,
+        stop: opts.stop.clone(),
+        progress: opts.progress.clone(),
     };
     let r = match Retro::solve(root, leaves, &cfg) {
         Ok(r) => r,

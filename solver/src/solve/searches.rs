@@ -103,11 +103,11 @@ impl<'a, 'o> Searches<'a, 'o> {
         let limits = CallLimits {
             max_nodes: opts.max_nodes,
             deadline: None,
-            stop: opts.stop,
-            progress: opts.progress,
+            stop: opts.stop.clone(),
+            progress: opts.progress.clone(),
         };
         let ab_cfg = AbConfig {
-            limits,
+            limits: limits.clone(),
             table_entries: opts.table_entries,
             ..AbConfig::default()
         };
@@ -142,7 +142,7 @@ impl<'a, 'o> Searches<'a, 'o> {
             root,
             leaves,
             opts,
-            ab: AlphaBeta::new(leaves, ab_cfg),
+            ab: AlphaBeta::new(leaves, ab_cfg.clone()),
             ab_cfg,
             df,
             checkpoint: plan.map(|p| (p, context)),
@@ -327,9 +327,9 @@ impl<'a, 'o> Searches<'a, 'o> {
                 limits: CallLimits {
                     max_nodes: EXTRACT_AB_NODES.min(self.opts.max_nodes),
                     deadline: grace,
-                    ..self.ab_cfg.limits
+                    ..self.ab_cfg.limits.clone()
                 },
-                ..self.ab_cfg
+                ..self.ab_cfg.clone()
             });
             let mut both = DfpnThenAb {
                 dfpn: &mut self.df,
@@ -339,7 +339,7 @@ impl<'a, 'o> Searches<'a, 'o> {
         };
         // The next question sets its own deadlines; the node budget comes
         // back here.
-        self.ab.set_config(self.ab_cfg);
+        self.ab.set_config(self.ab_cfg.clone());
         tree
     }
 

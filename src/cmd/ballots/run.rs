@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use solver::clock::Clock;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The ballots run when neither `--ballot` nor `--deck` is given: a small
 /// default for a first run.
@@ -197,7 +198,7 @@ struct Shared<'a> {
     checkpoints: Option<&'a std::path::Path>,
     budget: WalkBudget,
     limits: ExtendLimits,
-    stop: &'static AtomicBool,
+    stop: Arc<AtomicBool>,
 }
 
 fn end_text(s: &WalkSummary) -> String {
@@ -238,7 +239,6 @@ fn run_ballot(
         store: sh.store,
         run_id: sh.run_id.to_string(),
         settings: sh.settings,
-        stop: Some(sh.stop),
         checkpoints: sh.checkpoints,
     };
     let prover: Box<dyn PositionProver + '_> = if sh.manager {
@@ -262,7 +262,7 @@ fn run_ballot(
         prover.as_ref(),
         &mut records,
         sh.budget,
-        sh.stop,
+        &sh.stop,
         &mut |r| {
             done += 1;
             bar.set(done);
@@ -301,7 +301,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (args.table_entries as u128 * threads as u128)
             .checked_mul(crate::limits::TABLE_ENTRY_BYTES as u128),
     )?;
-    let stop = crate::interrupt::static_stop_flag()?;
+    let stop = crate::interrupt::stop_flag()?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let chosen = choose(&deck, &args)?;
     let path = args.store.path();
@@ -369,7 +369,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             quiet_plies: ExtendLimits::QUIET_PLIES,
             shuffle_pieces: args.egdb_pieces + 1,
         },
-        stop,
+        stop: Arc::clone(&stop),
     };
     let bars = crate::progress::Bars::new();
     let overall = bars.bar("ballots", chosen.len() as u64);
