@@ -5,7 +5,7 @@
 //! in one transaction; [`StoreRecords`] keeps the per-ply job records in
 //! the store so a walk resumes where it stopped.
 
-use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
+use crate::job::{Attempt, Attempted, JobRecords, PlyRecord, PlyStatus, PositionProver, StopFlag};
 use crate::manager::{Answer, Cost, Goal, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
@@ -16,7 +16,6 @@ use solver::clock::{Clock, Stopwatch};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
 use solver::{Leaves, RepetitionTrust, Status};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -128,12 +127,7 @@ impl StoreProver<'_> {
 }
 
 impl PositionProver for StoreProver<'_> {
-    fn prove(
-        &self,
-        pos: &Position,
-        budget: Duration,
-        stop: &Arc<AtomicBool>,
-    ) -> Result<Attempt, String> {
+    fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted {
         let watch = Stopwatch::start(self.settings.clock);
         if let Some(v) = self.oracle.probe(pos) {
             let outcome = Outcome::Exact(v);
@@ -175,7 +169,7 @@ impl StoreProver<'_> {
         pos: &Position,
         ask: Ask,
         budget: Duration,
-        stop: &Arc<AtomicBool>,
+        stop: &StopFlag,
     ) -> Result<Solved, String> {
         let watch = Stopwatch::start(self.settings.clock);
         let leaves = Leaves::new(self.oracle, self.live);
@@ -287,7 +281,7 @@ impl QuestionSolver for StoreProver<'_> {
         pos: &Position,
         question: Question,
         budget: Duration,
-        stop: &Arc<AtomicBool>,
+        stop: &StopFlag,
     ) -> (Answer, Cost) {
         let ask = match question {
             Question::Win => Ask::Win,
@@ -359,7 +353,7 @@ impl ManagedProver<'_> {
         pos: &Position,
         goal: Goal,
         total: Duration,
-        stop: &Arc<AtomicBool>,
+        stop: &StopFlag,
     ) -> (Answer, Cost) {
         let clock = self.inner.settings.clock;
         let budget = ManagerBudget {
@@ -380,12 +374,7 @@ impl ManagedProver<'_> {
 }
 
 impl PositionProver for ManagedProver<'_> {
-    fn prove(
-        &self,
-        pos: &Position,
-        budget: Duration,
-        stop: &Arc<AtomicBool>,
-    ) -> Result<Attempt, String> {
+    fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted {
         let first = self.inner.prove(pos, budget / 2, stop)?;
         if matches!(first.outcome, Some(Outcome::Exact(_))) {
             return Ok(first);

@@ -26,18 +26,20 @@ pub struct Attempt {
     pub proof_size: u64,
 }
 
+/// The flag that stops a run (SIGINT, SIGTERM), shared with the thread
+/// that sets it.
+pub type StopFlag = Arc<AtomicBool>;
+
+/// What an attempt at a position did, or why the walk must end.
+pub type Attempted = Result<Attempt, String>;
+
 /// Proves positions within a time budget. Implementations store what they
 /// prove (result and proof tree) before returning.
 pub trait PositionProver {
     /// Tries to settle the exact value of `pos` (or the strongest bound)
     /// within `budget`, stopping early when `stop` is set. An error (the
     /// store cannot be written, a proof fails verification) ends the walk.
-    fn prove(
-        &self,
-        pos: &Position,
-        budget: Duration,
-        stop: &Arc<AtomicBool>,
-    ) -> Result<Attempt, String>;
+    fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted;
 }
 
 /// Status of one ply of a walk.
@@ -149,7 +151,7 @@ pub fn walk(
     prover: &dyn PositionProver,
     records: &mut dyn JobRecords,
     budget: WalkBudget,
-    stop: &Arc<AtomicBool>,
+    stop: &StopFlag,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
     let mut spent = Duration::ZERO;
@@ -247,12 +249,7 @@ mod tests {
     }
 
     impl PositionProver for PieceProver {
-        fn prove(
-            &self,
-            pos: &Position,
-            _b: Duration,
-            _s: &Arc<AtomicBool>,
-        ) -> Result<Attempt, String> {
+        fn prove(&self, pos: &Position, _b: Duration, _s: &StopFlag) -> Attempted {
             self.calls.borrow_mut().push(pos.piece_count());
             let proved = pos.piece_count() <= self.max_pieces;
             Ok(Attempt {
@@ -370,12 +367,7 @@ mod tests {
     fn interruption_records_nothing_unfair() {
         struct Stopper;
         impl PositionProver for Stopper {
-            fn prove(
-                &self,
-                _p: &Position,
-                _b: Duration,
-                s: &Arc<AtomicBool>,
-            ) -> Result<Attempt, String> {
+            fn prove(&self, _p: &Position, _b: Duration, s: &StopFlag) -> Attempted {
                 s.store(true, Ordering::Relaxed);
                 Ok(Attempt {
                     outcome: None,

@@ -12,11 +12,11 @@
 //! disprove anything (its numbers stay infinite both ways), so a result
 //! never depends on the path (no graph-history interaction).
 
+use crate::job::StopFlag;
 use engine::Position;
 use proofdb::Question;
 use solver::clock::{Clock, Stopwatch};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// What answering one question cost.
@@ -69,7 +69,7 @@ pub trait QuestionSolver {
         pos: &Position,
         question: Question,
         budget: Duration,
-        stop: &Arc<AtomicBool>,
+        stop: &StopFlag,
     ) -> (Answer, Cost);
 }
 
@@ -182,7 +182,7 @@ impl<'a> Manager<'a> {
     }
 
     /// Asks the solver about leaf `i`; returns what that cost.
-    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &Arc<AtomicBool>) -> Cost {
+    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &StopFlag) -> Cost {
         let node = self.nodes[i].clone();
         let (q, yes_holds) = if node.or_node {
             (self.goal.question(), true)
@@ -284,7 +284,7 @@ impl<'a> Manager<'a> {
 
     /// Runs until the root is settled, the budget is spent, the tree is
     /// full or `stop` is set.
-    pub fn run(&mut self, budget: ManagerBudget, stop: &Arc<AtomicBool>) -> ManagerResult {
+    pub fn run(&mut self, budget: ManagerBudget, stop: &StopFlag) -> ManagerResult {
         // Time is the manager's own work between answers (`own`, and
         // since the last answer) plus the answers' time.
         let mut watch = Stopwatch::start(budget.clock);
@@ -342,6 +342,8 @@ impl<'a> Manager<'a> {
 mod tests {
     use super::*;
     use engine::Color;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
 
     /// A sound but short-sighted solver (forced results within 3 plies),
     /// so the manager has to expand to prove anything deeper.
@@ -376,7 +378,7 @@ mod tests {
             pos: &Position,
             q: Question,
             _b: Duration,
-            _s: &Arc<AtomicBool>,
+            _s: &StopFlag,
         ) -> (Answer, Cost) {
             // Sound but short-sighted: a win or loss within 3 plies is real.
             let cost = Cost {
