@@ -16,11 +16,3 @@ pub fn stop_flag() -> anyhow::Result<Arc<AtomicBool>> {
     }
     Ok(flag)
 }
-
-/// [`stop_flag`] for the whole run: the flag lives as long as the
-/// process, as the handlers do, so the searches' configurations can hold
-/// it.
-pub fn static_stop_flag() -> anyhow::Result<&'static AtomicBool> {
-    let flag: &'static Arc<AtomicBool> = Box::leak(Box::new(stop_flag()?));
-    Ok(flag)
-}

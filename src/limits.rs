@@ -7,10 +7,9 @@
 
 use std::time::Duration;
 
-/// Longest duration an option takes: 365 days, in seconds. Past it a
-/// number of seconds is a mistake (and `1e30` does not fit a
-/// [`Duration`]).
-pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+/// Longest duration an option takes: 365 days, in seconds (the games'
+/// limit, [`engine::play::MAX_SECONDS`]).
+pub use engine::play::MAX_SECONDS;
 
 /// Most worker threads a command starts. More than the machine's cores
 /// only slows a run down; past this many it is a typing mistake (and
@@ -72,8 +71,7 @@ pub fn check_seconds(s: f64) -> Result<f64, String> {
 /// The duration of seconds checked by [`seconds`] (a value past the
 /// limits is clamped into them, never a panic).
 pub fn duration(secs: f64) -> Duration {
-    let s = if secs.is_nan() { 0.0 } else { secs };
-    Duration::from_secs_f64(s.clamp(0.0, MAX_SECONDS))
+    engine::play::duration_of_secs(secs)
 }
 
 /// A number of worker threads, 1 to [`MAX_THREADS`].
@@ -177,62 +175,29 @@ pub const RETRO_POSITION_BYTES: u64 = 100;
 /// than this machine's memory holds.
 pub fn held(bytes: u64) -> impl Fn(&str) -> Result<usize, String> + Clone + Send + Sync + 'static {
     move |text| {
-        let n: usize = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("expected a whole number, not {text:?}"))?;
-        if n == 0 {
-            return Err("expected at least 1".into());
-        }
+        let n = at_least_one(text, "a whole number", "1")?;
         let what = format!("{n} of {bytes} bytes each");
         fits_memory(&what, (n as u128).checked_mul(bytes as u128)).map_err(|e| e.to_string())?;
         Ok(n)
     }
 }
 
+/// A count of at least one: `what` names the number expected, `one` the
+/// least (for the messages).
+fn at_least_one(text: &str, what: &str, one: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Err(_) => Err(format!("expected {what}, not {text:?}")),
+        Ok(0) => Err(format!("expected at least {one}")),
+        Ok(n) => Ok(n),
+    }
+}
+
 /// A size in MiB for one table: at least 1, and no more than this
 /// machine's memory.
 pub fn mebibytes(text: &str) -> Result<usize, String> {
-    let n: usize = text
-        .trim()
-        .parse()
-        .map_err(|_| format!("expected a number of MiB, not {text:?}"))?;
-    if n == 0 {
-        return Err("expected at least 1 MiB".into());
-    }
+    let n = at_least_one(text, "a number of MiB", "1 MiB")?;
     fits_memory("the table", Some((n as u128) << 20)).map_err(|e| e.to_string())?;
     Ok(n)
-}
-
-/// Longest line read from an interactive input (the Hub protocol, a
-/// game on the terminal): 64 KiB, far more than any command needs.
-pub const MAX_LINE: usize = 1 << 16;
-
-/// The next line of `input` without its line end, `None` at the end; a
-/// line longer than [`MAX_LINE`] bytes (binary data, `/dev/zero`) is an
-/// error of kind `InvalidData`, read no further than the limit, so that
-/// such an input never fills the memory.
-pub fn read_line(input: &mut impl std::io::BufRead) -> std::io::Result<Option<String>> {
-    use std::io::{BufRead, Read};
-    let mut buf = Vec::new();
-    let n = (&mut *input)
-        .take(MAX_LINE as u64 + 1)
-        .read_until(b'\n', &mut buf)?;
-    if n == 0 {
-        return Ok(None);
-    }
-    if buf.last() == Some(&b'\n') {
-        buf.pop();
-    } else if buf.len() > MAX_LINE {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!("an input line longer than {MAX_LINE} bytes"),
-        ));
-    }
-    if buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
-    Ok(Some(String::from_utf8_lossy(&buf).into_owned()))
 }
 
 #[cfg(test)]
@@ -261,18 +226,6 @@ mod tests {
         assert_eq!(egdb_pieces("0"), Ok(0));
         assert!(egdb_pieces("9").is_err());
         assert!(slice_pieces("1").unwrap_err().contains("2 to 8"));
-    }
-
-    #[test]
-    fn a_line_past_the_limit_is_refused_unread() {
-        let mut text: &[u8] = b"hub\r\ninit\nlast";
-        assert_eq!(read_line(&mut text).unwrap().as_deref(), Some("hub"));
-        assert_eq!(read_line(&mut text).unwrap().as_deref(), Some("init"));
-        assert_eq!(read_line(&mut text).unwrap().as_deref(), Some("last"));
-        assert_eq!(read_line(&mut text).unwrap(), None);
-        let mut zeros = std::io::BufReader::new(std::io::repeat(0));
-        let e = read_line(&mut zeros).unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
     }
 
     #[test]

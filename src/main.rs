@@ -1,12 +1,13 @@
-//! `checkers`: one binary, one subcommand per job. `main` only dispatches
+//! `checkers`: one binary, one subcommand per job (`cmd`, each a thin
+//! shell over the library crates; what several share is in `cli`,
+//! `limits`, `progress`, `oracle` and `interrupt`). `main` only dispatches
 //! and turns an error into one line on stderr and a non-zero exit.
 
+mod cli;
 mod cmd;
-#[allow(dead_code)] // wired into the long-running commands as they land
 mod interrupt;
 mod limits;
 mod oracle;
-#[allow(dead_code)]
 mod progress;
 mod serve;
 

@@ -1,6 +1,7 @@
 //! Where commands get their exact-value sources: the endgame databases
-//! (built on first use), one size or each size a store's proofs recorded,
-//! and, later, the proof store.
+//! (built on first use), of one size or of each size a store's proofs
+//! recorded. (The proof store's results are opened by the commands that
+//! use a store.)
 
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::slices_with;
@@ -9,10 +10,10 @@ use engine::{NoOracle, Oracle, Position};
 use std::sync::Arc;
 
 /// Memory for tables decoded at open (MiB) when `CHECKERS_EGDB_MEMORY`
-/// does not say: every table of up to 5 pieces (37 MB) and the smallest
-/// of 6, decoded in a fraction of a second. Decoding all of 6 pieces
-/// (655 MB) costs about 2 s at every start for a few percent of solver
-/// speed: worth it for long runs, which ask for it.
+/// does not say: every table of up to 5 pieces and the smallest of 6.
+/// Decoding all of 6 pieces costs seconds at every start for a few
+/// percent of solver speed: worth it for long runs, which ask for it
+/// (figures in docs/measurements.md).
 const DEFAULT_UNPACK_MIB: u64 = 64;
 
 /// Which slices of the largest piece count a command needs.
@@ -46,7 +47,7 @@ pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let progress = crate::cmd::egdb::BarProgress::new();
+    let progress = crate::progress::BarProgress::new();
     let mut db = match (build, needs) {
         (true, Needs::All) => ensure(&dir, pieces, &progress)?,
         (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, &progress)?,

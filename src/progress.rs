@@ -1,6 +1,11 @@
 //! Progress reporting for long commands: indicatif bars on a terminal,
 //! plain log lines (at most one every few seconds per bar) otherwise.
+//! Every bar the commands draw is built here: [`Bars`] for runs of many
+//! jobs, [`BarProgress`] for database builds, [`counter_bar`] for a count
+//! and [`terminal_bar`] for a bar that only a terminal shows.
 
+use engine::egdb::build::SliceStats;
+use engine::egdb::BuildProgress;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::sync::Mutex;
@@ -76,16 +81,6 @@ impl Bars {
             state: Mutex::new((0, Instant::now(), String::new())),
         }
     }
-
-    /// Prints a line above the bars (or plainly).
-    pub fn println(&self, line: &str) {
-        match &self.multi {
-            Some(m) => {
-                let _ = m.println(line);
-            }
-            None => eprintln!("{line}"),
-        }
-    }
 }
 
 /// One bar.
@@ -158,4 +153,152 @@ impl Bar {
             eprintln!("{}", self.line(s.0, &s.2));
         }
     }
+}
+
+/// Build progress: indicatif bars (overall and per slice) on a terminal,
+/// plain log lines otherwise.
+pub struct BarProgress {
+    bars: Option<(MultiProgress, ProgressBar, Mutex<Option<ProgressBar>>)>,
+    started: Instant,
+}
+
+impl BarProgress {
+    /// Bars when stderr is a terminal, log lines otherwise.
+    pub fn new() -> BarProgress {
+        let bars = std::io::stderr().is_terminal().then(|| {
+            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
+            let overall = multi.add(ProgressBar::new(0));
+            overall.set_style(
+                ProgressStyle::with_template("slices {pos}/{len} [{elapsed_precise}] {wide_msg}")
+                    .expect("template"),
+            );
+            (multi, overall, Mutex::new(None))
+        });
+        BarProgress {
+            bars,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Default for BarProgress {
+    fn default() -> Self {
+        BarProgress::new()
+    }
+}
+
+impl BuildProgress for BarProgress {
+    fn slice_started(&self, slice: &str, positions: u64, number: usize, of: usize) {
+        match &self.bars {
+            Some((multi, overall, cur)) => {
+                overall.set_length(of as u64);
+                overall.set_position(number as u64 - 1);
+                overall.set_message(slice.to_string());
+                let bar = multi.add(ProgressBar::new(positions));
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{prefix} [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
+                    )
+                    .expect("template")
+                    .progress_chars("=> "),
+                );
+                bar.set_prefix(slice.to_string());
+                *cur.lock().expect("no poisoning") = Some(bar);
+            }
+            None => eprintln!(
+                "[{:>7.1}s] slice {number}/{of} {slice}: {positions} positions",
+                self.started.elapsed().as_secs_f64()
+            ),
+        }
+    }
+
+    fn note(&self, text: &str) {
+        match &self.bars {
+            Some((multi, _, _)) => {
+                let _ = multi.println(text);
+            }
+            None => eprintln!("{text}"),
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some((_, _, cur)) = &self.bars {
+            if let Some(b) = cur.lock().expect("no poisoning").as_ref() {
+                b.inc(n);
+            }
+        }
+    }
+
+    fn propagating(&self, level: u32, decided: u64) {
+        if let Some((_, _, cur)) = &self.bars {
+            if let Some(b) = cur.lock().expect("no poisoning").as_ref() {
+                b.set_message(format!("propagating: level {level}, {decided} decided"));
+            }
+        }
+    }
+
+    fn slice_finished(&self, slice: &str, s: &SliceStats) {
+        let line = format!(
+            "{slice}: {} positions, {} levels, {:.2} s (forward {:.1}, propagation {:.1}, \
+             values {:.1}, file {:.1}), {} bytes ({:.1} positions/byte)",
+            s.positions,
+            s.levels,
+            s.seconds,
+            s.step_seconds[0],
+            s.step_seconds[1],
+            s.step_seconds[2],
+            s.step_seconds[3],
+            s.bytes,
+            s.positions as f64 / s.bytes.max(1) as f64
+        );
+        match &self.bars {
+            Some((multi, overall, cur)) => {
+                if let Some(b) = cur.lock().expect("no poisoning").take() {
+                    b.finish_and_clear();
+                    multi.remove(&b);
+                }
+                overall.inc(1);
+                let _ = multi.println(line);
+            }
+            None => eprintln!("[{:>7.1}s] {line}", self.started.elapsed().as_secs_f64()),
+        }
+    }
+}
+
+/// A progress bar on a terminal; on a non-terminal stderr, plain log lines
+/// every few seconds instead.
+pub fn counter_bar(len: u64, message: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        let bar = if len == 0 {
+            indicatif::ProgressBar::new_spinner()
+        } else {
+            indicatif::ProgressBar::new(len)
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg} {pos} [{elapsed_precise}] {per_sec}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        bar.set_message(message.to_string());
+        bar
+    } else {
+        eprintln!("{message}");
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+/// A bar of `len` steps drawn with `template` on a terminal, hidden on a
+/// non-terminal stderr (the caller logs what it wants instead).
+pub fn terminal_bar(len: u64, template: &str) -> ProgressBar {
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(len)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .expect("template")
+            .progress_chars("=> "),
+    );
+    bar
 }

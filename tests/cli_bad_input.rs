@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{run_checkers, temp_dir, Ran};
+use common::{run_without_databases, temp_dir, Ran};
 use std::path::Path;
 use std::time::Duration;
 
@@ -18,14 +18,7 @@ fn run(args: &[&str]) -> Ran {
 }
 
 fn run_in(args: &[&str], stdin: Option<&[u8]>) -> Ran {
-    let dir = temp_dir("bad-input");
-    let egdb = dir.path().join("egdb");
-    std::fs::create_dir_all(&egdb).unwrap();
-    let env = [
-        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-        ("CHECKERS_EGDB_BUILD", "no"),
-    ];
-    run_checkers(args, dir.path(), &env, stdin, Duration::from_secs(20))
+    run_without_databases("bad-input", args, stdin)
 }
 
 /// A usage error: exit status 2, no panic, a message naming `option`

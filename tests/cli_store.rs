@@ -3,7 +3,7 @@
 mod common;
 
 use engine::{Color, Position, Value};
-use proofdb::{LinePly, Origin, Outcome, Provenance, Store};
+use proofdb::{LinePlyRow, Origin, Outcome, Provenance, Store};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -162,7 +162,7 @@ fn ballots_list_status_report() {
     // Ballot 1's main line to ply 5, ply 4 proved.
     let store = Store::open(dir.join("s.sqlite")).unwrap();
     let mut p = Position::initial();
-    let mut line = vec![LinePly {
+    let mut line = vec![LinePlyRow {
         ply: 0,
         position: p,
         move_text: String::new(),
@@ -175,7 +175,7 @@ fn ballots_list_status_report() {
     {
         let m = *p.moves().iter().find(|m| m.to_string() == *mv).unwrap();
         p = p.play_unchecked(&m);
-        line.push(LinePly {
+        line.push(LinePlyRow {
             ply: i as u32 + 1,
             position: p,
             move_text: mv.to_string(),

@@ -5,18 +5,18 @@
 //! in one transaction; [`StoreRecords`] keeps the per-ply job records in
 //! the store so a walk resumes where it stopped.
 
-use crate::job::{Attempt, JobRecords, PlyRecord, PlyStatus, PositionProver};
+use crate::job::{Attempt, Attempted, JobRecords, PlyRecord, PlyStatus, PositionProver, StopFlag};
 use crate::manager::{Answer, Cost, Goal, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
-    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultRecord,
-    ResultSource, Store,
+    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource,
+    Store,
 };
 use solver::clock::{Clock, Stopwatch};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
-use solver::{Leaves, Status, Trust};
+use solver::{Leaves, RepetitionTrust, Status};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Settings of a [`StoreProver`].
@@ -35,10 +35,10 @@ pub struct ProverSettings {
     /// decide which plies are proved).
     pub clock: Clock,
     /// When df-pn builds on results held through a repetition
-    /// ([`solver::Trust`]; by default where the position is expected to
+    /// ([`solver::RepetitionTrust`]; by default where the position is expected to
     /// be a draw, which on a main line whose next position is a draw is
     /// the question left open: "no win").
-    pub trust: Trust,
+    pub trust: RepetitionTrust,
 }
 
 impl Default for ProverSettings {
@@ -49,7 +49,7 @@ impl Default for ProverSettings {
             max_proof_nodes: 5_000_000,
             egdb_pieces: 0,
             clock: Clock::Cpu,
-            trust: Trust::Auto,
+            trust: RepetitionTrust::Auto,
         }
     }
 }
@@ -74,8 +74,6 @@ pub struct StoreProver<'a> {
     pub run_id: String,
     /// Solver settings.
     pub settings: ProverSettings,
-    /// Process-wide stop flag polled by the solvers (SIGINT/SIGTERM).
-    pub stop: Option<&'static AtomicBool>,
     /// A folder for df-pn's tables of the positions still open
     /// ([`checkpoint_file`]): a position tried again (a doubled budget,
     /// a rerun) goes on from the work already done instead of starting
@@ -110,7 +108,7 @@ impl StoreProver<'_> {
     }
 
     /// Stores `outcome` of `pos` with `trees`, then makes it visible to
-    /// the run's searches.
+    /// the run's searches ([`proofdb::RunSink::keep`]).
     fn keep(
         &self,
         pos: &Position,
@@ -118,34 +116,18 @@ impl StoreProver<'_> {
         prov: Provenance,
         trees: &[ProofTree],
     ) -> Result<u64, String> {
-        let size: u64 = trees.iter().map(|t| t.nodes.len() as u64).sum();
-        let rec = ResultRecord::new(*pos, outcome, prov, size);
-        self.store
-            .put_proof(&rec, trees, &self.run_id)
-            .map_err(|e| e.to_string())?;
-        self.live.insert(*pos, outcome).map_err(|c| {
-            format!(
-                "{}: proved {} but the run holds {}",
-                engine::notation::fen::to_fen(pos),
-                c.incoming,
-                c.stored
-            )
-        })?;
-        // Every position the proofs reach is a leaf for later searches.
-        for t in trees {
-            self.live.insert_tree(t);
-        }
-        Ok(size)
+        let sink = proofdb::RunSink {
+            store: self.store,
+            live: self.live,
+            run_id: &self.run_id,
+        };
+        sink.keep(pos, outcome, prov, trees)
+            .map_err(|e| e.to_string())
     }
 }
 
 impl PositionProver for StoreProver<'_> {
-    fn prove(
-        &self,
-        pos: &Position,
-        budget: Duration,
-        _stop: &AtomicBool,
-    ) -> Result<Attempt, String> {
+    fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted {
         let watch = Stopwatch::start(self.settings.clock);
         if let Some(v) = self.oracle.probe(pos) {
             let outcome = Outcome::Exact(v);
@@ -168,7 +150,7 @@ impl PositionProver for StoreProver<'_> {
             });
         }
         let before = watch.elapsed();
-        let solved = self.solve_and_keep(pos, Ask::Value, budget)?;
+        let solved = self.solve_and_keep(pos, Ask::Value, budget, stop)?;
         Ok(Attempt {
             outcome: solved.outcome,
             nodes: solved.nodes,
@@ -181,7 +163,14 @@ impl PositionProver for StoreProver<'_> {
 impl StoreProver<'_> {
     /// Runs the solvers on `pos` for `ask` within `budget` and stores what
     /// they settle (verified proofs included).
-    fn solve_and_keep(&self, pos: &Position, ask: Ask, budget: Duration) -> Result<Solved, String> {
+    /// `stop` ends the searches as if the budget ran out.
+    fn solve_and_keep(
+        &self,
+        pos: &Position,
+        ask: Ask,
+        budget: Duration,
+        stop: &StopFlag,
+    ) -> Result<Solved, String> {
         let watch = Stopwatch::start(self.settings.clock);
         let leaves = Leaves::new(self.oracle, self.live);
         let opts = SolveOptions {
@@ -204,7 +193,7 @@ impl StoreProver<'_> {
             max_proof_nodes: self.settings.max_proof_nodes,
             table_entries: self.settings.table_entries,
             egdb_pieces: self.settings.egdb_pieces,
-            stop: self.stop,
+            stop: Some(Arc::clone(stop)),
             ..SolveOptions::default()
         };
         let mut report = solve(*pos, leaves, &opts);
@@ -292,7 +281,7 @@ impl QuestionSolver for StoreProver<'_> {
         pos: &Position,
         question: Question,
         budget: Duration,
-        _stop: &AtomicBool,
+        stop: &StopFlag,
     ) -> (Answer, Cost) {
         let ask = match question {
             Question::Win => Ask::Win,
@@ -309,7 +298,7 @@ impl QuestionSolver for StoreProver<'_> {
             return (status_answer(s), cost);
         }
         let before = watch.elapsed();
-        match self.solve_and_keep(pos, ask, budget) {
+        match self.solve_and_keep(pos, ask, budget, stop) {
             Ok(solved) => {
                 let answer = self
                     .known(pos, question)
@@ -364,7 +353,7 @@ impl ManagedProver<'_> {
         pos: &Position,
         goal: Goal,
         total: Duration,
-        stop: &AtomicBool,
+        stop: &StopFlag,
     ) -> (Answer, Cost) {
         let clock = self.inner.settings.clock;
         let budget = ManagerBudget {
@@ -385,12 +374,7 @@ impl ManagedProver<'_> {
 }
 
 impl PositionProver for ManagedProver<'_> {
-    fn prove(
-        &self,
-        pos: &Position,
-        budget: Duration,
-        stop: &AtomicBool,
-    ) -> Result<Attempt, String> {
+    fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted {
         let first = self.inner.prove(pos, budget / 2, stop)?;
         if matches!(first.outcome, Some(Outcome::Exact(_))) {
             return Ok(first);

@@ -14,6 +14,7 @@
 //! (`ballots/data/ballots.tsv`).
 
 use engine::notation::fen::{parse_fen, to_fen};
+use engine::notation::movetext::parse_move;
 use engine::{Move, Position};
 use std::collections::HashMap;
 use std::fmt;
@@ -63,6 +64,17 @@ pub enum DeckError {
         /// The directory.
         dir: String,
     },
+}
+
+/// Why a spec of ballots ([`Deck::choose`]) names none.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum ChoiceError {
+    /// Neither a selection nor a list of numbers.
+    #[error("{0:?}: expected all, 156, 144, barred or ACF numbers")]
+    Spec(String),
+    /// A number that is no ballot of the deck.
+    #[error("no ballot {0}")]
+    NoBallot(u32),
 }
 
 /// Which deck a ballot belongs to.
@@ -224,43 +236,13 @@ pub struct Deck {
 }
 
 /// Plays one move given as PDN text (`9-13`, `13x22`, `27x18x11`) in
-/// `pos`, matched by start and end square (and, for a multi-jump written
-/// in full, its landing squares) against the legal moves.
+/// `pos`, read by the project's one move-text parser
+/// ([`engine::notation::movetext::parse_move`]); the error names the move
+/// and the position.
 pub fn play_move_text(pos: &Position, text: &str) -> Result<(Move, Position), String> {
-    let t = text.trim();
-    let capture = t.contains(['x', 'X', ':']);
-    let squares: Vec<u8> = t
-        .split(['-', 'x', 'X', ':'])
-        .map(|s| {
-            s.parse::<u8>()
-                .ok()
-                .filter(|n| (1..=32).contains(n))
-                .ok_or_else(|| format!("move {t:?}: {s:?} is not a square 1-32"))
-        })
-        .collect::<Result<_, _>>()?;
-    if squares.len() < 2 || (!capture && squares.len() != 2) {
-        return Err(format!("move {t:?} is not like 9-13 or 13x22"));
-    }
-    let (from, to) = (squares[0], squares[squares.len() - 1]);
-    let legal = pos.moves();
-    let found: Vec<Move> = legal
-        .iter()
-        .filter(|m| m.from().number() == from && m.to().number() == to && m.is_capture() == capture)
-        .copied()
-        .collect();
-    match found.as_slice() {
-        [m] => Ok((*m, pos.play_unchecked(m))),
-        [] => Err(format!(
-            "move {t:?} is not legal in {} (legal: {})",
-            to_fen(pos),
-            legal
-                .iter()
-                .map(|m| m.to_string())
-                .collect::<Vec<_>>()
-                .join(" ")
-        )),
-        _ => Err(format!("move {t:?} is ambiguous in {}", to_fen(pos))),
-    }
+    let m = parse_move(pos, text)
+        .map_err(|e| format!("move {:?} in {}: {e}", text.trim(), to_fen(pos)))?;
+    Ok((m, pos.play_unchecked(&m)))
 }
 
 /// Replays `moves` from the start position.
@@ -477,6 +459,24 @@ impl Deck {
     /// The ballot whose position is `pos` (reached by any move order).
     pub fn by_position(&self, pos: &Position) -> Option<&Ballot> {
         self.by_pos.get(pos).map(|&i| &self.ballots[i])
+    }
+
+    /// The ballots a spec names: a selection (`all` or `174`, `156`,
+    /// `144`, `barred`; see [`Selection`]) or a comma-separated list of
+    /// ACF numbers, in the order given.
+    pub fn choose(&self, spec: &str) -> Result<Vec<&Ballot>, ChoiceError> {
+        if let Ok(sel) = spec.parse::<Selection>() {
+            return Ok(self.select(sel));
+        }
+        spec.split(',')
+            .map(|t| {
+                let n = t
+                    .trim()
+                    .parse::<u32>()
+                    .map_err(|_| ChoiceError::Spec(spec.to_string()))?;
+                self.get(n).ok_or(ChoiceError::NoBallot(n))
+            })
+            .collect()
     }
 
     /// The ballot reached by three moves given as text, `Ok(None)` when

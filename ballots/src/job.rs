@@ -9,6 +9,7 @@ use crate::line::MainLine;
 use engine::Position;
 use proofdb::Outcome;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What a proof attempt gave.
@@ -25,14 +26,20 @@ pub struct Attempt {
     pub proof_size: u64,
 }
 
+/// The flag that stops a run (SIGINT, SIGTERM), shared with the thread
+/// that sets it.
+pub type StopFlag = Arc<AtomicBool>;
+
+/// What an attempt at a position did, or why the walk must end.
+pub type Attempted = Result<Attempt, String>;
+
 /// Proves positions within a time budget. Implementations store what they
 /// prove (result and proof tree) before returning.
 pub trait PositionProver {
     /// Tries to settle the exact value of `pos` (or the strongest bound)
     /// within `budget`, stopping early when `stop` is set. An error (the
     /// store cannot be written, a proof fails verification) ends the walk.
-    fn prove(&self, pos: &Position, budget: Duration, stop: &AtomicBool)
-        -> Result<Attempt, String>;
+    fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted;
 }
 
 /// Status of one ply of a walk.
@@ -85,7 +92,7 @@ pub trait JobRecords {
 
 /// Budgets of a walk.
 #[derive(Clone, Copy, Debug)]
-pub struct Budget {
+pub struct WalkBudget {
     /// At most this long on the whole ballot (this run).
     pub ballot: Duration,
     /// At most this long on one position.
@@ -143,8 +150,8 @@ pub fn walk(
     first_ply: usize,
     prover: &dyn PositionProver,
     records: &mut dyn JobRecords,
-    budget: Budget,
-    stop: &AtomicBool,
+    budget: WalkBudget,
+    stop: &StopFlag,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
     let mut spent = Duration::ZERO;
@@ -242,7 +249,7 @@ mod tests {
     }
 
     impl PositionProver for PieceProver {
-        fn prove(&self, pos: &Position, _b: Duration, _s: &AtomicBool) -> Result<Attempt, String> {
+        fn prove(&self, pos: &Position, _b: Duration, _s: &StopFlag) -> Attempted {
             self.calls.borrow_mut().push(pos.piece_count());
             let proved = pos.piece_count() <= self.max_pieces;
             Ok(Attempt {
@@ -298,8 +305,8 @@ mod tests {
         line
     }
 
-    fn budget() -> Budget {
-        Budget {
+    fn budget() -> WalkBudget {
+        WalkBudget {
             ballot: Duration::from_secs(60),
             position: Duration::from_secs(1),
         }
@@ -317,7 +324,7 @@ mod tests {
             calls: RefCell::new(vec![]),
         };
         let mut recs = MemRecords::default();
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let mut budgets = Vec::new();
         let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |r| {
             budgets.push((r.ply, r.budget_millis))
@@ -339,7 +346,7 @@ mod tests {
         assert_eq!(s2.attempted, 1);
         assert!(recs.0[&10].budget_millis >= 56_000, "{:?}", recs.0[&10]);
         // A ballot budget no larger than what it resisted tries nothing.
-        let small = Budget {
+        let small = WalkBudget {
             ballot: Duration::from_secs(20),
             ..budget()
         };
@@ -360,12 +367,7 @@ mod tests {
     fn interruption_records_nothing_unfair() {
         struct Stopper;
         impl PositionProver for Stopper {
-            fn prove(
-                &self,
-                _p: &Position,
-                _b: Duration,
-                s: &AtomicBool,
-            ) -> Result<Attempt, String> {
+            fn prove(&self, _p: &Position, _b: Duration, s: &StopFlag) -> Attempted {
                 s.store(true, Ordering::Relaxed);
                 Ok(Attempt {
                     outcome: None,
@@ -376,7 +378,7 @@ mod tests {
             }
         }
         let mut recs = MemRecords::default();
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let s = walk(
             &line(),
             3,
@@ -398,7 +400,7 @@ mod tests {
             calls: RefCell::new(vec![]),
         };
         let mut recs = MemRecords::default();
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let s = walk(&line(), 3, &prover, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
         assert_eq!(s.end, WalkEnd::Complete);
         assert_eq!(s.frontier, Some(3));

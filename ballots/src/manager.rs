@@ -12,10 +12,11 @@
 //! disprove anything (its numbers stay infinite both ways), so a result
 //! never depends on the path (no graph-history interaction).
 
+use crate::job::StopFlag;
 use engine::Position;
 use proofdb::Question;
 use solver::clock::{Clock, Stopwatch};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// What answering one question cost.
@@ -68,7 +69,7 @@ pub trait QuestionSolver {
         pos: &Position,
         question: Question,
         budget: Duration,
-        stop: &AtomicBool,
+        stop: &StopFlag,
     ) -> (Answer, Cost);
 }
 
@@ -181,7 +182,7 @@ impl<'a> Manager<'a> {
     }
 
     /// Asks the solver about leaf `i`; returns what that cost.
-    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &AtomicBool) -> Cost {
+    fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &StopFlag) -> Cost {
         let node = self.nodes[i].clone();
         let (q, yes_holds) = if node.or_node {
             (self.goal.question(), true)
@@ -283,7 +284,7 @@ impl<'a> Manager<'a> {
 
     /// Runs until the root is settled, the budget is spent, the tree is
     /// full or `stop` is set.
-    pub fn run(&mut self, budget: ManagerBudget, stop: &AtomicBool) -> ManagerResult {
+    pub fn run(&mut self, budget: ManagerBudget, stop: &StopFlag) -> ManagerResult {
         // Time is the manager's own work between answers (`own`, and
         // since the last answer) plus the answers' time.
         let mut watch = Stopwatch::start(budget.clock);
@@ -341,6 +342,8 @@ impl<'a> Manager<'a> {
 mod tests {
     use super::*;
     use engine::Color;
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
 
     /// A sound but short-sighted solver (forced results within 3 plies),
     /// so the manager has to expand to prove anything deeper.
@@ -375,7 +378,7 @@ mod tests {
             pos: &Position,
             q: Question,
             _b: Duration,
-            _s: &AtomicBool,
+            _s: &StopFlag,
         ) -> (Answer, Cost) {
             // Sound but short-sighted: a win or loss within 3 plies is real.
             let cost = Cost {
@@ -401,15 +404,12 @@ mod tests {
 
     /// Small random positions (kings and men, 2 v 2) from a fixed seed.
     fn candidates() -> impl Iterator<Item = Position> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = engine::rng::XorShift64::default();
         std::iter::from_fn(move || loop {
             let mut bits = [0u32; 4];
             let mut used = 0u32;
             for b in bits.iter_mut() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let sq = 1u32 << (x % 32);
+                let sq = 1u32 << rng.below(32);
                 if used & sq == 0 {
                     *b = sq;
                     used |= sq;
@@ -434,7 +434,7 @@ mod tests {
 
     #[test]
     fn proves_wins_deeper_than_the_solver_sees() {
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let roots: Vec<Position> = candidates()
             .take(3000)
             .filter(|p| !wins(p, 3) && wins(p, 7))
@@ -451,7 +451,7 @@ mod tests {
 
     #[test]
     fn disproves_a_draw_for_a_side_that_loses() {
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let roots: Vec<Position> = candidates()
             .take(3000)
             .filter(|p| !loses(p, 3) && loses(p, 6))
@@ -468,7 +468,7 @@ mod tests {
     fn never_proves_what_is_false() {
         // Positions with no forced win in 7: the manager may prove a deeper
         // win, but any "Yes" must be a real win, checked at depth 11.
-        let stop = AtomicBool::new(false);
+        let stop = Arc::new(AtomicBool::new(false));
         let small = ManagerBudget {
             max_nodes: 3_000,
             ..budget()

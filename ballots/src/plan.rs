@@ -14,7 +14,7 @@ use crate::sources::Trunks;
 use engine::notation::movetext::move_to_text;
 use engine::search::{Limits, Searcher};
 use engine::{Oracle, Position};
-use proofdb::{LinePly, Store, StoreError};
+use proofdb::{LinePlyRow, Store, StoreError};
 use thiserror::Error;
 
 /// Why a main line could not be built or read back.
@@ -158,11 +158,11 @@ pub fn forced_score(
 }
 
 /// The line as the store keeps it: plies 1..=len with move text and origin.
-pub fn to_rows(line: &MainLine) -> Vec<LinePly> {
+pub fn to_rows(line: &MainLine) -> Vec<LinePlyRow> {
     line.plies
         .iter()
         .enumerate()
-        .map(|(i, p)| LinePly {
+        .map(|(i, p)| LinePlyRow {
             ply: i as u32 + 1,
             position: p.after,
             move_text: move_to_text(&line.position(i), &p.mv),

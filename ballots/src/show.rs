@@ -4,7 +4,7 @@
 
 use crate::deck::Ballot;
 use crate::score::{decisive_from, men_text};
-use proofdb::{LinePly, Origin, Outcome, Store, StoreError};
+use proofdb::{LinePlyRow, Origin, Outcome, Store, StoreError};
 
 /// The summary of a line: plies by origin and the flag.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,7 +20,7 @@ pub struct LineSummary {
 }
 
 /// Sums up `rows` (a stored line).
-pub fn summarize(rows: &[LinePly]) -> LineSummary {
+pub fn summarize(rows: &[LinePlyRow]) -> LineSummary {
     let count = |o: Origin| rows.iter().filter(|p| p.origin == o).count() as u32;
     LineSummary {
         last_ply: rows.last().map_or(0, |p| p.ply),
@@ -59,7 +59,7 @@ pub fn line_text(store: &Store, ballot: &Ballot) -> Result<Option<String>, Store
         .collect::<Result<_, _>>()?;
     let s = summarize(&rows);
     let last = rows.last().expect("rows is not empty");
-    let value_text = |v: &Option<Outcome>, p: &LinePly| {
+    let value_text = |v: &Option<Outcome>, p: &LinePlyRow| {
         v.map_or("-".to_string(), |o| {
             format!("{o} ({})", p.position.side_to_move().name())
         })
@@ -102,8 +102,8 @@ mod tests {
     use super::*;
     use engine::Position;
 
-    fn row(ply: u32, origin: Origin, score: Option<i32>) -> LinePly {
-        LinePly {
+    fn row(ply: u32, origin: Origin, score: Option<i32>) -> LinePlyRow {
+        LinePlyRow {
             ply,
             position: Position::initial(),
             move_text: String::new(),

@@ -9,6 +9,7 @@ use engine::{NoOracle, Value};
 use proofdb::{LiveResults, Outcome, ResultSource, Store};
 use solver::SolverKind;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Duration;
 
 fn prover<'a>(
@@ -26,7 +27,6 @@ fn prover<'a>(
             table_entries: 100_000,
             ..ProverSettings::default()
         },
-        stop: None,
         checkpoints: Some(dir),
     }
 }
@@ -39,7 +39,7 @@ fn an_open_position_keeps_its_tables_and_a_settled_one_none() {
     let tables = dir.path().join("tables");
     std::fs::create_dir(&tables).unwrap();
     let p = prover(&store, &live, &tables);
-    let stop = AtomicBool::new(false);
+    let stop = Arc::new(AtomicBool::new(false));
 
     // The opening is far beyond a few milliseconds without databases.
     let open = engine::Position::initial();
@@ -71,7 +71,7 @@ fn a_proof_too_large_to_extract_leaves_the_position_open() {
     let won = parse_fen("W:WK1,K5:BK32").unwrap();
     let budget = Duration::from_secs(5);
     let a = p
-        .prove(&won, budget, &AtomicBool::new(false))
+        .prove(&won, budget, &Arc::new(AtomicBool::new(false)))
         .expect("an open attempt, not a failed one");
     assert_eq!(a.outcome, None);
     // Charged its whole budget, so the walk's doubling ends.

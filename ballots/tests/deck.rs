@@ -148,10 +148,36 @@ fn move_text() {
     let (m, q) = play_move_text(&p, "11-15").unwrap();
     assert_eq!(m.to_string(), "11-15");
     assert_eq!(q, parse_fen("W:W21-32:B1-10,12,15").unwrap());
-    assert!(play_move_text(&p, "11x15").is_err());
+    // The deck reads moves as the PDN reader does (one parser): a wrong
+    // separator is a hint when the squares name one move.
+    assert_eq!(
+        play_move_text(&p, "11x15").unwrap().0,
+        engine::notation::movetext::parse_move(&p, "11x15").unwrap()
+    );
     assert!(play_move_text(&p, "11-").is_err());
     assert!(play_move_text(&p, "0-4").is_err());
+    let e = play_move_text(&p, "22-17").unwrap_err();
+    assert!(e.contains("22-17 is not legal here"), "{e}");
     let p = replay(&["9-13", "22-17"]).unwrap();
     let (m, _) = play_move_text(&p, "13x22").unwrap();
     assert!(m.is_capture());
+}
+
+#[test]
+fn choose_takes_a_selection_or_a_list_of_numbers() {
+    let d = Deck::builtin();
+    assert_eq!(d.choose("174").unwrap().len(), 174);
+    assert_eq!(d.choose("all").unwrap().len(), 174);
+    assert_eq!(d.choose("156").unwrap().len(), 156);
+    assert_eq!(d.choose("144").unwrap().len(), 144);
+    let two = d.choose("3, 1").unwrap();
+    assert_eq!((two[0].number, two[1].number), (3, 1));
+    assert_eq!(
+        d.choose("1,x").unwrap_err(),
+        ballots::deck::ChoiceError::Spec("1,x".into())
+    );
+    assert_eq!(
+        d.choose("175").unwrap_err(),
+        ballots::deck::ChoiceError::NoBallot(175)
+    );
 }

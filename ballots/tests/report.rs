@@ -17,10 +17,10 @@ fn temp_store(name: &str) -> (tempfile::TempDir, Store) {
 }
 
 /// A main line for ballot `b`: its three moves, then first legal moves.
-fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
+fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePlyRow> {
     let ballot = deck.get(b).unwrap();
     let mut pos = Position::initial();
-    let mut out = vec![LinePly {
+    let mut out = vec![LinePlyRow {
         ply: 0,
         position: pos,
         move_text: String::new(),
@@ -35,7 +35,7 @@ fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePly> {
             (m, pos.play_unchecked(&m))
         };
         pos = next;
-        out.push(LinePly {
+        out.push(LinePlyRow {
             ply,
             position: pos,
             move_text: m.to_string(),

@@ -16,6 +16,8 @@ pub mod hash;
 pub mod moves;
 pub mod notation;
 pub mod perft;
+pub mod play;
+pub mod rng;
 pub mod search;
 pub mod square;
 pub mod value;

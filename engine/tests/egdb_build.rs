@@ -228,12 +228,9 @@ fn minimax_to_database_leaves_agrees() {
     let db = db();
     let mut all = Vec::new();
     enumerate(4, &mut all);
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut rng = engine::rng::XorShift64::default();
     for _ in 0..3000 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let p = all[(x % all.len() as u64) as usize];
+        let p = all[rng.index(all.len())];
         assert_eq!(Some(minimax(db, &p, 3)), db.probe(&p), "{p:?}");
     }
 }

@@ -7,19 +7,7 @@ use common::reference::{square_number, RefBoard};
 use engine::perft::{perft, Counting};
 use engine::{Color, Position};
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use engine::rng::XorShift64 as Rng;
 
 /// A random legal position with up to `max_per_side` pieces a side,
 /// `king_pct` percent of them kings.
@@ -65,7 +53,7 @@ fn reference(pos: &Position) -> RefBoard {
 
 #[test]
 fn move_lists_match_the_reference_on_random_positions() {
-    let mut rng = Rng(0x5EED_1234_ABCD_0001);
+    let mut rng = Rng::new(0x5EED_1234_ABCD_0001);
     let mut with_duplicates = 0;
     for _ in 0..20_000 {
         let pos = random_position(&mut rng, 12, 40);
@@ -117,7 +105,7 @@ fn move_lists_match_the_reference_on_random_positions() {
 
 #[test]
 fn perft_matches_the_reference_on_random_positions() {
-    let mut rng = Rng(0x0DDB_A11C_0FFE_E002);
+    let mut rng = Rng::new(0x0DDB_A11C_0FFE_E002);
     for _ in 0..150 {
         let pos = random_position(&mut rng, 8, 30);
         let r = reference(&pos);

@@ -71,7 +71,7 @@ impl std::fmt::Display for Origin {
 
 /// One ply of a ballot's main line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinePly {
+pub struct LinePlyRow {
     /// Plies from the start of the game.
     pub ply: u32,
     /// The position after `ply` moves.
@@ -207,7 +207,7 @@ impl Store {
 
     /// Replaces the main line of `ballot` with `line`, in one transaction.
     /// Plies must be distinct.
-    pub fn set_main_line(&self, ballot: u32, line: &[LinePly]) -> Result<()> {
+    pub fn set_main_line(&self, ballot: u32, line: &[LinePlyRow]) -> Result<()> {
         self.write_tx(|tx| {
             tx.execute("DELETE FROM main_lines WHERE ballot = ?1", [ballot])
                 .map_err(|e| self.sq(e))?;
@@ -247,7 +247,7 @@ impl Store {
     }
 
     /// The main line of `ballot`, by ply (empty when none is stored).
-    pub fn main_line(&self, ballot: u32) -> Result<Vec<LinePly>> {
+    pub fn main_line(&self, ballot: u32) -> Result<Vec<LinePlyRow>> {
         let conn = self.conn();
         let mut stmt = conn
             .prepare_cached(
@@ -266,7 +266,7 @@ impl Store {
             let score: Option<i32> = r.get(5).map_err(|e| self.sq(e))?;
             let bad =
                 |d: String| self.corrupt(format!("main line of ballot {ballot}, ply {ply}: {d}"));
-            out.push(LinePly {
+            out.push(LinePlyRow {
                 ply,
                 position: decode_pos(&key, stm).map_err(bad)?,
                 move_text,

@@ -14,6 +14,7 @@ pub mod cache;
 pub mod codec;
 pub mod error;
 pub mod jobs;
+pub mod keep;
 pub mod merge;
 pub mod outcome;
 pub mod proof;
@@ -29,7 +30,8 @@ pub mod writer;
 
 pub use cache::{LiveResults, ResultCache};
 pub use error::StoreError;
-pub use jobs::{BallotRow, JobRecord, JobStatus, LinePly, Origin, RunRow};
+pub use jobs::{BallotRow, JobRecord, JobStatus, LinePlyRow, Origin, RunRow};
+pub use keep::{KeepError, RunSink};
 pub use merge::{merge_shard, MergeReport};
 pub use outcome::{Outcome, OutcomeConflict, Provenance, ResultSource};
 pub use proof::{LeafSource, ProofEntry, ProofTree, Question};

@@ -53,9 +53,9 @@ pub fn put_outcome_unverified(
 /// the move type prints them, `9-13`), ply 0 included: every ply
 /// published and unscored. Panics on a move that is not legal (a test's
 /// own data).
-pub fn line_from_moves(moves: &[&str]) -> Vec<crate::LinePly> {
-    use crate::{LinePly, Origin};
-    let ply = |ply: u32, position: Position, text: &str| LinePly {
+pub fn line_from_moves(moves: &[&str]) -> Vec<crate::LinePlyRow> {
+    use crate::{LinePlyRow, Origin};
+    let ply = |ply: u32, position: Position, text: &str| LinePlyRow {
         ply,
         position,
         move_text: text.to_string(),

@@ -41,7 +41,7 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
     let run = b.begin_run("shard b").unwrap();
     b.set_main_line(
         9,
-        &[LinePly {
+        &[LinePlyRow {
             ply: 0,
             position: engine::Position::initial(),
             move_text: String::new(),

@@ -161,7 +161,7 @@ fn ballot_tables() {
     store.put_ballot(&b).unwrap();
     assert_eq!(store.ballots().unwrap(), vec![b]);
     let mut pos = Position::initial();
-    let mut line = vec![LinePly {
+    let mut line = vec![LinePlyRow {
         ply: 0,
         position: pos,
         move_text: String::new(),
@@ -171,7 +171,7 @@ fn ballot_tables() {
     for ply in 1..=6u32 {
         let m = pos.moves().as_slice()[0];
         pos = pos.play_unchecked(&m);
-        line.push(LinePly {
+        line.push(LinePlyRow {
             ply,
             position: pos,
             move_text: m.to_string(),

@@ -4,40 +4,42 @@
 
 use crate::clock::Instant;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Nodes between two checks of the limits (and two progress reports).
 const CHECK_EVERY: u64 = 1024;
 
 /// The limits of one call of a search ([`crate::prover::AbConfig`],
-/// [`crate::dfpn::DfpnConfig`]).
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
+/// [`crate::dfpn::DfpnConfig`]). The stop flag and the progress counter
+/// are shared with the thread that sets or reads them.
+#[derive(Clone, Debug)]
+pub struct CallLimits {
     /// Nodes one call may search.
     pub max_nodes: u64,
     /// Wall-clock limit, if any.
     pub deadline: Option<Instant>,
     /// Set from outside (SIGINT, a run's end) to stop the search as if
     /// its budget ran out.
-    pub stop: Option<&'static AtomicBool>,
+    pub stop: Option<Arc<AtomicBool>>,
     /// Nodes searched are added here as the search goes (1,024 at a
     /// time), for a report from another thread.
-    pub progress: Option<&'static AtomicU64>,
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
-impl Limits {
+impl CallLimits {
     /// A node budget alone.
-    pub fn nodes(max_nodes: u64) -> Limits {
-        Limits {
+    pub fn nodes(max_nodes: u64) -> CallLimits {
+        CallLimits {
             max_nodes,
-            ..Limits::default()
+            ..CallLimits::default()
         }
     }
 }
 
-impl Default for Limits {
+impl Default for CallLimits {
     /// Ten million nodes, nothing else.
     fn default() -> Self {
-        Limits {
+        CallLimits {
             max_nodes: 10_000_000,
             deadline: None,
             stop: None,
@@ -66,20 +68,23 @@ impl Budget {
     /// checks `limits`. Returns whether the call has run out.
     #[inline]
     #[must_use]
-    pub fn tick(&mut self, limits: Limits) -> bool {
+    pub fn tick(&mut self, limits: &CallLimits) -> bool {
         self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_EVERY) {
-            if let Some(p) = limits.progress {
+            if let Some(p) = &limits.progress {
                 p.fetch_add(CHECK_EVERY, Ordering::Relaxed);
             }
-            self.aborted |= self.out_of(&limits);
+            self.aborted |= self.out_of(limits);
         }
         self.aborted
     }
 
-    fn out_of(&self, limits: &Limits) -> bool {
+    fn out_of(&self, limits: &CallLimits) -> bool {
         self.nodes - self.start >= limits.max_nodes
-            || limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || limits
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
             || limits.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
@@ -115,31 +120,31 @@ mod tests {
         let mut b = Budget::default();
         b.begin();
         let ticks = (1..=3 * CHECK_EVERY)
-            .find(|_| b.tick(Limits::nodes(1500)))
+            .find(|_| b.tick(&CallLimits::nodes(1500)))
             .expect("runs out");
         assert_eq!(ticks, 2 * CHECK_EVERY);
         // The next call has a fresh budget; the count goes on.
         b.begin();
         assert!(!b.aborted());
-        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(Limits::nodes(1500))));
+        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(&CallLimits::nodes(1500))));
         assert_eq!(b.nodes(), 3 * CHECK_EVERY - 1);
     }
 
     #[test]
     fn the_stop_flag_and_progress_are_seen_at_a_check() {
-        static STOP: AtomicBool = AtomicBool::new(false);
-        static SEEN: AtomicU64 = AtomicU64::new(0);
-        let l = Limits {
-            stop: Some(&STOP),
-            progress: Some(&SEEN),
-            ..Limits::nodes(u64::MAX)
+        let stop = Arc::new(AtomicBool::new(false));
+        let seen = Arc::new(AtomicU64::new(0));
+        let l = CallLimits {
+            stop: Some(Arc::clone(&stop)),
+            progress: Some(Arc::clone(&seen)),
+            ..CallLimits::nodes(u64::MAX)
         };
         let mut b = Budget::default();
         b.begin();
-        assert!((0..CHECK_EVERY).all(|_| !b.tick(l)));
-        assert_eq!(SEEN.load(Ordering::Relaxed), CHECK_EVERY);
-        STOP.store(true, Ordering::Relaxed);
-        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(l)));
-        assert!(b.tick(l));
+        assert!((0..CHECK_EVERY).all(|_| !b.tick(&l)));
+        assert_eq!(seen.load(Ordering::Relaxed), CHECK_EVERY);
+        stop.store(true, Ordering::Relaxed);
+        assert!((0..CHECK_EVERY - 1).all(|_| !b.tick(&l)));
+        assert!(b.tick(&l));
     }
 }

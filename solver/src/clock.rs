@@ -2,8 +2,8 @@
 //! time of the thread that searches.
 //!
 //! A budget in wall time decides marginal questions by the machine's load:
-//! the same search settles a position in 5 s on a quiet machine and leaves
-//! it open on a loaded one. A budget in the searching thread's CPU time
+//! the same search may settle a position on a quiet machine and leave it
+//! open on a loaded one (docs/measurements.md). A budget in the searching thread's CPU time
 //! gives the same search the same work whatever else runs. Each
 //! [`crate::solve::solve`] runs on a thread of its own, so its thread's
 //! CPU time is the solve's.

@@ -29,9 +29,9 @@ pub mod table;
 pub mod tree;
 pub mod verify;
 
-pub use budget::Limits;
+pub use budget::CallLimits;
 pub use leaves::Leaves;
 pub use question::{Res, Status};
 pub use solve::{
-    solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind, Trust, EXTRACTION_RUN,
+    solve, CheckpointPlan, Credit, RepetitionTrust, Runner, SolveOptions, SolveReport, SolverKind,
 };

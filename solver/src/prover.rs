@@ -15,7 +15,7 @@
 //! transposition cutoffs near the root, and extensions for forced moves
 //! and captures at the horizon.
 
-use crate::budget::{Budget, Limits};
+use crate::budget::{Budget, CallLimits};
 use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::order::evaluate;
@@ -24,11 +24,11 @@ use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position, Value};
 
 /// Limits of an alpha-beta search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct AbConfig {
     /// Node budget, deadline, stop flag and progress counter of one call
     /// of [`AlphaBeta::prove`].
-    pub limits: Limits,
+    pub limits: CallLimits,
     /// Deepest iteration (plies, before extensions).
     pub max_depth: i32,
     /// Table size (entries) that triggers garbage collection.
@@ -40,7 +40,7 @@ pub struct AbConfig {
 impl Default for AbConfig {
     fn default() -> Self {
         AbConfig {
-            limits: Limits::default(),
+            limits: CallLimits::default(),
             max_depth: 240,
             table_entries: 8_000_000,
             etc_depth: 4,
@@ -268,7 +268,7 @@ impl<'a> AlphaBeta<'a> {
                 return Res::repetition(t, k);
             }
         }
-        if self.budget.tick(self.cfg.limits) {
+        if self.budget.tick(&self.cfg.limits) {
             return Res::UNKNOWN;
         }
         // One move list per ply, kept between calls: a fresh list would be

@@ -23,9 +23,8 @@
 //! hash index of them; successors as one `u32` array (compressed sparse
 //! rows, in the order of [`Position::moves`]), predecessors built from it
 //! after the index is dropped; one byte of kind per position and, per
-//! analysis, one byte of value and a `u32` distance. Measured at the peak:
-//! about 105 bytes per position (120 M positions of a 6-piece ending took
-//! 12.6 GB) and about a million positions a second.
+//! analysis, one byte of value and a `u32` distance (the measured bytes
+//! per position and speed are in docs/measurements.md).
 //!
 //! A graph cut short (the position cap or the expansion time reached)
 //! leaves a frontier of unexpanded positions; two analyses, the frontier
@@ -46,10 +45,11 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Limits of one retrograde analysis.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RetroConfig {
     /// Most positions (leaves included) the graph may hold. When the next
     /// new position would pass it, expansion stops: the positions not
@@ -62,10 +62,10 @@ pub struct RetroConfig {
     /// Give up ([`RetroError::OutOfTime`]) when this instant passes.
     pub deadline: Option<Instant>,
     /// Set from outside to give up ([`RetroError::Stopped`]).
-    pub stop: Option<&'static AtomicBool>,
+    pub stop: Option<Arc<AtomicBool>>,
     /// Positions expanded are added here as the graph is built (4,096 at
     /// a time), for a report from another thread.
-    pub progress: Option<&'static AtomicU64>,
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for RetroConfig {
@@ -581,7 +581,7 @@ fn choose(r: &Retro, a: &Analysis, i: usize, seen: &[bool], draw_enough: bool) -
 
 /// Whether to give up now, and why.
 fn check_limits(root: &Position, positions: usize, cfg: &RetroConfig) -> Result<(), RetroError> {
-    if cfg.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+    if cfg.stop.as_ref().is_some_and(|s| s.load(Ordering::Relaxed)) {
         return Err(RetroError::Stopped {
             fen: to_fen(root),
             positions,
@@ -617,7 +617,7 @@ fn build(root: Position, leaves: Leaves<'_>, cfg: &RetroConfig) -> Result<Graph,
     let mut i = 0;
     while i < positions.len() {
         if i.is_multiple_of(4096) {
-            if let Some(p) = cfg.progress.filter(|_| i > 0) {
+            if let Some(p) = cfg.progress.as_ref().filter(|_| i > 0) {
                 p.fetch_add(4096, Ordering::Relaxed);
             }
             check_limits(&root, positions.len(), cfg)?;

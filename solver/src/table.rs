@@ -168,9 +168,9 @@ pub const fn slot_bytes<V>() -> usize {
 }
 
 /// The array grows before more than this many tenths of it are taken:
-/// linear probing stays short (about 2 slots read for a key present, 6
-/// for one absent, at the fullest), and a table of 40 M entries takes
-/// 64 M slots, as a general hash map of that size does.
+/// linear probing stays short (docs/measurements.md), and a table of
+/// 40 M entries takes 64 M slots, as a general hash map of that size
+/// does.
 const MAX_LOAD_TENTHS: usize = 7;
 
 /// Slots of the first array.
@@ -367,23 +367,16 @@ impl<V: Copy + Default> Table<V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::rng::XorShift64;
     use engine::MoveList;
-
-    /// The next number of a xorshift sequence.
-    fn next(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
-    }
 
     /// Distinct keys: the positions of random games, at both thresholds.
     fn keys(n: usize) -> Vec<Key> {
         let mut seen = std::collections::HashSet::new();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rng = XorShift64::new(0x2545_F491_4F6C_DD1D);
         let mut pos = Position::initial();
         while seen.len() < n {
-            next(&mut x);
+            let x = rng.next_u64();
             let mut list = MoveList::new();
             pos.legal_moves(&mut list);
             if list.is_empty() {
@@ -403,9 +396,9 @@ mod tests {
         let keys = keys(6_000);
         let mut table: Table<u32> = Table::default();
         let mut map = std::collections::HashMap::new();
-        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut rng = XorShift64::default();
         for round in 0..40_000u32 {
-            next(&mut x);
+            let x = rng.next_u64();
             let key = keys[(x % keys.len() as u64) as usize];
             match (x >> 32) % 8 {
                 0..=2 => {

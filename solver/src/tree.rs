@@ -25,7 +25,7 @@ use thiserror::Error;
 
 /// What the extractor asks a search about one position.
 #[derive(Clone, Copy, Debug)]
-pub struct Ask<'p> {
+pub struct ProofQuery<'p> {
     /// The position.
     pub pos: &'p Position,
     /// Its mover's threshold.
@@ -55,7 +55,7 @@ pub trait ProofSearch {
     fn known(&self, pos: &Position, t: Value) -> Option<Known>;
     /// The result of a position for its mover, searching at most
     /// `q.nodes` nodes (and no more than the search's own budget).
-    fn status(&mut self, q: Ask<'_>) -> Res;
+    fn status(&mut self, q: ProofQuery<'_>) -> Res;
     /// A move to try first at `pos` for threshold `t`.
     fn hint(&self, pos: &Position, t: Value) -> Option<Move>;
 }
@@ -64,7 +64,7 @@ impl ProofSearch for AlphaBeta<'_> {
     fn known(&self, pos: &Position, t: Value) -> Option<Known> {
         self.proved(pos, t).map(Known::Plain)
     }
-    fn status(&mut self, q: Ask<'_>) -> Res {
+    fn status(&mut self, q: ProofQuery<'_>) -> Res {
         if let Some(s) = self.proved(q.pos, q.t) {
             return Res::plain(s);
         }
@@ -85,7 +85,7 @@ impl ProofSearch for Dfpn<'_> {
             .map(Known::Plain)
             .or_else(|| looped_failure(self, pos, t))
     }
-    fn status(&mut self, q: Ask<'_>) -> Res {
+    fn status(&mut self, q: ProofQuery<'_>) -> Res {
         if let Some(s) = self.proved(q.pos, q.t) {
             return Res::plain(s);
         }
@@ -149,7 +149,7 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
             .map(Known::Plain)
             .or_else(|| looped_failure(self.dfpn, pos, t))
     }
-    fn status(&mut self, q: Ask<'_>) -> Res {
+    fn status(&mut self, q: ProofQuery<'_>) -> Res {
         if let Some(s) = self.dfpn.proved(q.pos, q.t) {
             return Res::plain(s);
         }
@@ -400,7 +400,7 @@ impl Extractor<'_, '_> {
             let mut left = Vec::with_capacity(open.len());
             for m in open {
                 let child = pos.play_unchecked(&m);
-                let r = self.search.status(Ask {
+                let r = self.search.status(ProofQuery {
                     pos: &child,
                     t: ct,
                     prover: self.prover,

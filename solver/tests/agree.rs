@@ -10,7 +10,7 @@ use proofdb::outcome::NoResults;
 use solver::dfpn::{Dfpn, DfpnConfig, TrustStats};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
-use solver::{Leaves, Limits, Status};
+use solver::{CallLimits, Leaves, Status};
 
 fn expected(v: Value, t: Value) -> Status {
     if v >= t {
@@ -67,14 +67,14 @@ fn check_all_here(
     let mut ab = AlphaBeta::new(
         leaves,
         AbConfig {
-            limits: Limits::nodes(budget),
+            limits: CallLimits::nodes(budget),
             ..AbConfig::default()
         },
     );
     let mut df = Dfpn::new(
         leaves,
         DfpnConfig {
-            limits: Limits::nodes(budget),
+            limits: CallLimits::nodes(budget),
             trust,
             ..DfpnConfig::default()
         },

@@ -10,7 +10,7 @@ use proofdb::outcome::NoResults;
 use proofdb::Outcome;
 use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolverKind};
-use solver::{Leaves, Limits, Status};
+use solver::{CallLimits, Leaves, Status};
 use std::path::{Path, PathBuf};
 mod stack;
 
@@ -24,7 +24,7 @@ fn prover(nodes: u64) -> Dfpn<'static> {
     Dfpn::new(
         Leaves::new(&NoOracle, &NoResults),
         DfpnConfig {
-            limits: Limits::nodes(nodes),
+            limits: CallLimits::nodes(nodes),
             ..DfpnConfig::default()
         },
     )

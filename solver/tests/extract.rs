@@ -12,9 +12,9 @@ use solver::clock::Instant;
 use solver::dfpn::{Dfpn, DfpnConfig};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::question::proved_question;
-use solver::tree::{extract, Ask, DfpnThenAb, ExtractError, Known, ProofSearch};
+use solver::tree::{extract, DfpnThenAb, ExtractError, Known, ProofQuery, ProofSearch};
 use solver::verify::verify;
-use solver::{Leaves, Limits};
+use solver::{CallLimits, Leaves};
 use solver::{Res, Status};
 mod stack;
 
@@ -36,7 +36,7 @@ fn settle(fen: &str, t: Value) -> (Position, Dfpn<'static>, Option<Question>) {
     let mut df = Dfpn::new(
         Leaves::new(&NoOracle, &NoResults),
         DfpnConfig {
-            limits: Limits::nodes(1_000_000),
+            limits: CallLimits::nodes(1_000_000),
             ..DfpnConfig::default()
         },
     );
@@ -63,7 +63,7 @@ fn trees(
     let mut ab = AlphaBeta::new(
         leaves,
         AbConfig {
-            limits: Limits::nodes(ab_nodes),
+            limits: CallLimits::nodes(ab_nodes),
             ..AbConfig::default()
         },
     );
@@ -194,7 +194,7 @@ impl ProofSearch for StaleHints<'_> {
             Some(Known::Plain(Status::Success))
         }
     }
-    fn status(&mut self, q: Ask<'_>) -> Res {
+    fn status(&mut self, q: ProofQuery<'_>) -> Res {
         self.searched = true;
         self.inner.status(q)
     }

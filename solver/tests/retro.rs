@@ -46,16 +46,7 @@ fn check_proofs(r: &Retro, oracle: &dyn Oracle) -> Vec<(Question, usize, bool)> 
         .collect()
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
+use engine::rng::XorShift64 as Rng;
 
 /// A random valid 4-piece position with two pieces a side.
 fn random_position(rng: &mut Rng) -> Position {
@@ -64,7 +55,7 @@ fn random_position(rng: &mut Rng) -> Position {
         let (mut black, mut white, mut kings) = (0u32, 0u32, 0u32);
         for k in 0..4 {
             let sq = loop {
-                let s = (rng.next() % 32) as u32;
+                let s = (rng.next_u64() % 32) as u32;
                 if used & (1 << s) == 0 {
                     break s;
                 }
@@ -75,11 +66,11 @@ fn random_position(rng: &mut Rng) -> Position {
             } else {
                 white |= 1 << sq;
             }
-            if rng.next().is_multiple_of(2) {
+            if rng.next_u64().is_multiple_of(2) {
                 kings |= 1 << sq;
             }
         }
-        let side = if rng.next().is_multiple_of(2) {
+        let side = if rng.next_u64().is_multiple_of(2) {
             Color::Black
         } else {
             Color::White
@@ -104,7 +95,7 @@ fn random_position(rng: &mut Rng) -> Position {
 fn agrees_with_the_databases() {
     let small = databases(3);
     let full = databases(4);
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let (mut checked, mut values) = (0usize, [0usize; 3]);
     for _ in 0..16 {
         let p = random_position(&mut rng);
@@ -168,7 +159,7 @@ fn agrees_with_the_reference_and_proves_repetition_draws() {
 #[test]
 fn agrees_with_the_searches() {
     let db = databases(3);
-    let mut rng = Rng(12345);
+    let mut rng = Rng::new(12345);
     let mut exact_by_search = 0;
     for _ in 0..6 {
         let p = random_position(&mut rng);
@@ -213,7 +204,7 @@ fn agrees_with_the_searches() {
 fn the_cap_gives_bounds() {
     let small = databases(3);
     let full = databases(4);
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut settled = [0usize; 2];
     for k in 0..24 {
         let p = random_position(&mut rng);
@@ -268,7 +259,7 @@ fn the_cap_gives_bounds() {
         },
     )
     .unwrap();
-    assert_eq!(rep.runs[0].solver, "retro");
+    assert_eq!(rep.runs[0].solver, solver::Runner::Retro);
     assert_eq!(rep.outcome, Some(Outcome::Exact(Value::Win)));
     assert!(rep.provenance.solver.contains("ab+dfpn"));
 }
@@ -319,7 +310,7 @@ fn agrees_with_the_five_piece_databases() {
     let full = Egdb::open(std::path::Path::new(&dir)).expect("databases");
     let mut small = Egdb::open(std::path::Path::new(&dir)).expect("databases");
     small.limit_pieces(4);
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let mut checked = 0usize;
     let mut n = 0;
     while n < 6 {
@@ -327,7 +318,7 @@ fn agrees_with_the_five_piece_databases() {
         // Add a fifth piece: a black man or king on a free square.
         let mut setup = p.to_setup();
         let free = !(setup.black_men | setup.black_kings | setup.white_men | setup.white_kings);
-        let sq = (rng.next() % 32) as u32;
+        let sq = (rng.next_u64() % 32) as u32;
         if free & (1 << sq) == 0 {
             continue;
         }

@@ -52,20 +52,3 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     Ok(())
 }
-
-/// A rayon pool with `threads` workers (all cores when `None`).
-pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    let mut b = rayon::ThreadPoolBuilder::new();
-    if let Some(n) = threads {
-        // The options are checked by `crate::limits::threads`; this is
-        // for the callers that compute a count.
-        crate::limits::usage((1..=crate::limits::MAX_THREADS).contains(&n), || {
-            format!(
-                "--threads {n}: expected 1 to {}",
-                crate::limits::MAX_THREADS
-            )
-        })?;
-        b = b.num_threads(n);
-    }
-    Ok(b.build()?)
-}

@@ -12,25 +12,13 @@ use engine::Position;
 pub struct Args {
     /// Position in PDN FEN, e.g. `B:W21-32:B1-12` (not needed with --bench).
     pub fen: Option<String>,
-    /// Seconds to think (default 1 when no --depth or --nodes is given;
-    /// at most 365 days).
-    #[arg(long, value_parser = crate::limits::seconds)]
-    pub time: Option<f64>,
-    /// Nominal depth in plies (1 to 100).
-    #[arg(long, value_parser = crate::limits::depth)]
-    pub depth: Option<u32>,
-    /// Node budget.
-    #[arg(long)]
-    pub nodes: Option<u64>,
+    #[command(flatten)]
+    pub limits: crate::cli::MoveLimitArgs,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-    /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
-    pub egdb_pieces: u32,
-    /// Transposition table size in MiB (at most the machine's memory).
-    #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
-    pub tt_mb: usize,
+    #[command(flatten)]
+    pub engine: crate::cli::EngineArgs,
     /// Search options, `key=value,...` (see `engine::search::SearchOptions::parse`:
     /// plain, tt, etc, order, asp, pvs, step, restart, qs, ext, ext-single,
     /// ext-promo, ext-recap, ext-runaway, reduce, dd, eval=tuned|hand|material).
@@ -70,7 +58,7 @@ fn pv_text(r: &SearchResult) -> String {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
     if args.bench {
-        let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
+        let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::All)?;
         return bench(&args, options, &*oracle);
     }
     let fen = args
@@ -78,11 +66,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .as_deref()
         .ok_or_else(|| anyhow::anyhow!("bestmove needs a FEN (or --bench)"))?;
     let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bad FEN {fen:?}: {e}"))?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&[pos]))?;
-    let limits = limits(args.time, args.depth, args.nodes)?;
-    let mut searcher = Searcher::try_with_options(args.tt_mb, options)?;
-    if args.egdb_pieces > 0 {
-        searcher.set_probe_max_pieces(args.egdb_pieces);
+    let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::From(&[pos]))?;
+    let limits = args.limits.limits()?;
+    let mut searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
+    if args.engine.egdb_pieces > 0 {
+        searcher.set_probe_max_pieces(args.engine.egdb_pieces);
     }
     let verbose = args.verbose && !args.json;
     let r = searcher.search_with_progress(&pos, &limits, &*oracle, &[], &mut |it| {
@@ -103,28 +91,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     print_result(&pos, &r, args.json);
     Ok(())
-}
-
-/// Turns the command-line limits into search limits.
-pub fn limits(time: Option<f64>, depth: Option<u32>, nodes: Option<u64>) -> anyhow::Result<Limits> {
-    if let Some(t) = time {
-        crate::limits::check_seconds(t)
-            .map_err(|e| crate::limits::UsageError(format!("--time {t}: {e}")))?;
-    }
-    if let Some(d) = depth {
-        crate::limits::usage((1..=crate::limits::MAX_DEPTH).contains(&d), || {
-            format!("--depth {d}: expected 1 to {}", crate::limits::MAX_DEPTH)
-        })?;
-    }
-    let time = match (time, depth, nodes) {
-        (None, None, None) => Some(1.0),
-        (t, _, _) => t,
-    };
-    Ok(Limits {
-        depth,
-        time: time.map(crate::limits::duration),
-        nodes,
-    })
 }
 
 fn print_result(pos: &Position, r: &SearchResult, json: bool) {
@@ -159,13 +125,13 @@ fn print_result(pos: &Position, r: &SearchResult, json: bool) {
 }
 
 fn bench(args: &Args, options: SearchOptions, oracle: &dyn engine::Oracle) -> anyhow::Result<()> {
-    let depth = args.depth.unwrap_or(14);
+    let depth = args.limits.depth.unwrap_or(14);
     let fens = bench_fens();
     let mut total_nodes = 0u64;
     let mut total_time = 0f64;
     for (i, fen) in fens.iter().enumerate() {
         let pos = parse_fen(fen).map_err(|e| anyhow::anyhow!("bench FEN {fen:?}: {e}"))?;
-        let mut s = Searcher::try_with_options(args.tt_mb, options.clone())?;
+        let mut s = Searcher::try_with_options(args.engine.tt_mb, options.clone())?;
         let r = s.search(
             &pos,
             &Limits {

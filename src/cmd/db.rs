@@ -4,6 +4,7 @@
 //! The store file is `--store FILE`, else `$CHECKERS_STORE`, else
 //! `proofs.sqlite` in the current directory.
 
+use crate::cli::{check_and_report, emit, open_existing, StoreArg};
 use anyhow::{bail, Context};
 use engine::notation::fen::to_fen;
 use engine::{Color, Position};
@@ -21,58 +22,6 @@ use std::time::Instant;
 pub struct Args {
     #[command(subcommand)]
     command: DbCommand,
-}
-
-/// Where the store is: `--store FILE`, else `$CHECKERS_STORE`, else
-/// `proofs.sqlite` in the current directory.
-#[derive(clap::Args, Clone, Debug)]
-pub struct StoreArg {
-    /// Proof store file (default: $CHECKERS_STORE, else ./proofs.sqlite).
-    #[arg(long, value_name = "FILE")]
-    pub store: Option<PathBuf>,
-}
-
-impl StoreArg {
-    /// The store file to use.
-    pub fn path(&self) -> PathBuf {
-        store_path(self.store.clone())
-    }
-}
-
-/// Opens an existing store read-only, with a hint when there is none.
-pub fn open_existing(arg: &StoreArg) -> anyhow::Result<Store> {
-    let path = arg.path();
-    if !path.exists() {
-        bail!(
-            "no proof store at {} (give --store FILE or set CHECKERS_STORE)",
-            path.display()
-        );
-    }
-    Ok(Store::open_readonly(&path)?)
-}
-
-/// Writes `text` to standard output; a closed pipe (`| head`) is not an
-/// error.
-pub fn emit(text: &str) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("writing standard output")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Resolves the store file: the explicit path, else `$CHECKERS_STORE`,
-/// else `proofs.sqlite` in the current directory.
-pub fn store_path(explicit: Option<PathBuf>) -> PathBuf {
-    explicit
-        .or_else(|| {
-            std::env::var_os("CHECKERS_STORE")
-                .filter(|s| !s.is_empty())
-                .map(PathBuf::from)
-        })
-        .unwrap_or_else(|| PathBuf::from(proofdb::DEFAULT_STORE))
 }
 
 #[derive(clap::Subcommand)]
@@ -171,62 +120,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         DbCommand::Bench { results, dir } => bench(results, dir),
     }
-}
-
-/// Runs the store check of `db check` (and `proof verify --store`):
-/// prints what it found and fails if anything is wrong.
-pub fn check_and_report(s: &Store, proofs: bool) -> anyhow::Result<()> {
-    let dbs = if proofs {
-        Some(crate::oracle::OraclesBySize::for_store(s)?)
-    } else {
-        None
-    };
-    let bar = progress_bar(0, "checking proof trees");
-    let report = solver::storecheck::check_store(
-        s,
-        dbs.as_ref()
-            .map(|d| d as &dyn solver::storecheck::OracleBySize),
-        |done, total| {
-            if bar.length() != Some(total) {
-                bar.set_length(total);
-            }
-            bar.set_position(done);
-        },
-    );
-    bar.finish_and_clear();
-    let report = report?;
-    let mut o = String::new();
-    for p in report.problems.iter().take(50) {
-        o += &format!("  {}: {}\n", p.subject, p.detail);
-    }
-    if report.problems.len() > 50 {
-        o += &format!("  ... and {} more\n", report.problems.len() - 50);
-    }
-    o += &format!(
-        "{}: {} results ({} proved), {} proof trees{}; {} problem(s)\n",
-        s.path().display(),
-        report.results,
-        report.proved,
-        report.trees,
-        if proofs {
-            format!(
-                ", {} verified again, {} database values probed again",
-                report.verified, report.probed
-            )
-        } else {
-            String::new()
-        },
-        report.problems.len()
-    );
-    emit(&o)?;
-    if !report.ok() {
-        bail!(
-            "{}: {} problem(s) found (listed above); rows that are not proved are never used",
-            s.path().display(),
-            report.problems.len()
-        );
-    }
-    Ok(())
 }
 
 fn check(store: &StoreArg, proofs: bool) -> anyhow::Result<()> {
@@ -381,28 +274,6 @@ fn export(store: &StoreArg, format: ExportFormat, out: Option<PathBuf>) -> anyho
     }
 }
 
-/// A progress bar on a terminal; on a non-terminal stderr, plain log lines
-/// every few seconds instead.
-pub fn progress_bar(len: u64, message: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if std::io::stderr().is_terminal() {
-        let bar = if len == 0 {
-            indicatif::ProgressBar::new_spinner()
-        } else {
-            indicatif::ProgressBar::new(len)
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{msg} {pos} [{elapsed_precise}] {per_sec}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
-        bar.set_message(message.to_string());
-        bar
-    } else {
-        eprintln!("{message}");
-        indicatif::ProgressBar::hidden()
-    }
-}
-
 fn print_merge(shard: &std::path::Path, r: &MergeReport) {
     println!(
         "{}: {} results: {} new, {} tightened, {} unchanged, {} refused; trees {} copied, {} present; \
@@ -450,7 +321,7 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
     let mut failed = Vec::new();
     let start = Instant::now();
     for shard in shards {
-        let bar = progress_bar(0, &format!("merging {}", shard.display()));
+        let bar = crate::progress::counter_bar(0, &format!("merging {}", shard.display()));
         match merge_shard(&s, shard, |n| bar.set_position(n)) {
             Ok(r) => {
                 bar.finish_and_clear();
@@ -510,6 +381,16 @@ fn synthetic(n: u64) -> Position {
     )
 }
 
+/// Seconds `count` takes to find the stored positions among the probes
+/// (half misses); it must find all `results` of them.
+fn timed_hits(results: u64, count: impl FnOnce() -> usize) -> anyhow::Result<f64> {
+    let t = Instant::now();
+    let hits = count();
+    let secs = t.elapsed().as_secs_f64();
+    anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+    Ok(secs)
+}
+
 fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
     use rayon::prelude::*;
     if results == 0 || results > 1 << 20 {
@@ -562,23 +443,21 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
             .map(synthetic)
             .chain((0..results).map(|n| synthetic(n).with_side(Color::White)))
             .collect();
-        let t = Instant::now();
-        let hits = probes.iter().filter(|p| store.lookup(p).is_some()).count();
-        let secs = t.elapsed().as_secs_f64();
-        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        let secs = timed_hits(results, || {
+            probes.iter().filter(|p| store.lookup(p).is_some()).count()
+        })?;
         println!(
             "lookup      store, 1 thread: {} lookups (half misses) in {secs:.3} s: {:.0} lookups/s",
             probes.len(),
             probes.len() as f64 / secs
         );
         let threads = rayon::current_num_threads();
-        let t = Instant::now();
-        let hits = probes
-            .par_iter()
-            .filter(|p| store.lookup(p).is_some())
-            .count();
-        let secs = t.elapsed().as_secs_f64();
-        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        let secs = timed_hits(results, || {
+            probes
+                .par_iter()
+                .filter(|p| store.lookup(p).is_some())
+                .count()
+        })?;
         println!(
             "lookup      store, {threads} threads: {:.0} lookups/s",
             probes.len() as f64 / secs
@@ -590,10 +469,9 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
             cache.len(),
             t.elapsed().as_secs_f64()
         );
-        let t = Instant::now();
-        let hits = probes.iter().filter(|p| cache.lookup(p).is_some()).count();
-        let secs = t.elapsed().as_secs_f64();
-        anyhow::ensure!(hits as u64 == results, "found {hits} of {results}");
+        let secs = timed_hits(results, || {
+            probes.iter().filter(|p| cache.lookup(p).is_some()).count()
+        })?;
         println!(
             "lookup      cache, 1 thread: {:.0} lookups/s",
             probes.len() as f64 / secs

@@ -2,20 +2,18 @@
 
 use anyhow::Context;
 use clap::Subcommand;
-use engine::egdb::build::{build_one, ensure_slice, same_size_closure, SliceStats};
+use engine::egdb::build::{build_one, ensure_slice, same_size_closure};
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
 use engine::egdb::probe::Source;
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
 use engine::egdb::verify::verify_slice;
-use engine::egdb::{default_dir, ensure, ensure_reachable, BuildProgress, Egdb, EgdbError};
+use engine::egdb::{default_dir, ensure, ensure_reachable, Egdb, EgdbError};
 use engine::notation::fen::parse_fen;
 use engine::{Oracle, Position};
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::Instant;
 
 /// Endgame databases: the exact value of every position with few pieces.
@@ -181,124 +179,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// Build progress: indicatif bars (overall and per slice) on a terminal,
-/// plain log lines otherwise.
-pub struct BarProgress {
-    bars: Option<(MultiProgress, ProgressBar, Mutex<Option<ProgressBar>>)>,
-    started: Instant,
-}
-
-impl BarProgress {
-    /// Bars when stderr is a terminal, log lines otherwise.
-    pub fn new() -> BarProgress {
-        let bars = std::io::stderr().is_terminal().then(|| {
-            let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
-            let overall = multi.add(ProgressBar::new(0));
-            overall.set_style(
-                ProgressStyle::with_template("slices {pos}/{len} [{elapsed_precise}] {wide_msg}")
-                    .expect("template"),
-            );
-            (multi, overall, Mutex::new(None))
-        });
-        BarProgress {
-            bars,
-            started: Instant::now(),
-        }
-    }
-}
-
-impl Default for BarProgress {
-    fn default() -> Self {
-        BarProgress::new()
-    }
-}
-
-impl BuildProgress for BarProgress {
-    fn slice_started(&self, slice: &str, positions: u64, number: usize, of: usize) {
-        match &self.bars {
-            Some((multi, overall, cur)) => {
-                overall.set_length(of as u64);
-                overall.set_position(number as u64 - 1);
-                overall.set_message(slice.to_string());
-                let bar = multi.add(ProgressBar::new(positions));
-                bar.set_style(
-                    ProgressStyle::with_template(
-                        "{prefix} [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
-                    )
-                    .expect("template")
-                    .progress_chars("=> "),
-                );
-                bar.set_prefix(slice.to_string());
-                *cur.lock().expect("no poisoning") = Some(bar);
-            }
-            None => eprintln!(
-                "[{:>7.1}s] slice {number}/{of} {slice}: {positions} positions",
-                self.started.elapsed().as_secs_f64()
-            ),
-        }
-    }
-
-    fn note(&self, text: &str) {
-        match &self.bars {
-            Some((multi, _, _)) => {
-                let _ = multi.println(text);
-            }
-            None => eprintln!("{text}"),
-        }
-    }
-
-    fn advance(&self, n: u64) {
-        if let Some((_, _, cur)) = &self.bars {
-            if let Some(b) = cur.lock().expect("no poisoning").as_ref() {
-                b.inc(n);
-            }
-        }
-    }
-
-    fn propagating(&self, level: u32, decided: u64) {
-        if let Some((_, _, cur)) = &self.bars {
-            if let Some(b) = cur.lock().expect("no poisoning").as_ref() {
-                b.set_message(format!("propagating: level {level}, {decided} decided"));
-            }
-        }
-    }
-
-    fn slice_finished(&self, slice: &str, s: &SliceStats) {
-        let line = format!(
-            "{slice}: {} positions, {} levels, {:.2} s (forward {:.1}, propagation {:.1}, \
-             values {:.1}, file {:.1}), {} bytes ({:.1} positions/byte)",
-            s.positions,
-            s.levels,
-            s.seconds,
-            s.step_seconds[0],
-            s.step_seconds[1],
-            s.step_seconds[2],
-            s.step_seconds[3],
-            s.bytes,
-            s.positions as f64 / s.bytes.max(1) as f64
-        );
-        match &self.bars {
-            Some((multi, overall, cur)) => {
-                if let Some(b) = cur.lock().expect("no poisoning").take() {
-                    b.finish_and_clear();
-                    multi.remove(&b);
-                }
-                overall.inc(1);
-                let _ = multi.println(line);
-            }
-            None => eprintln!("[{:>7.1}s] {line}", self.started.elapsed().as_secs_f64()),
-        }
-    }
-}
-
 fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> {
-    crate::cmd::bench::thread_pool(threads)
+    crate::cli::thread_pool(threads)
 }
 
 fn build(a: BuildArgs) -> anyhow::Result<()> {
     let dir = a.dir.get();
     let pool = thread_pool(a.threads)?;
-    let progress = BarProgress::new();
+    let progress = crate::progress::BarProgress::new();
     let t = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
         if let Some(name) = &a.slice {
@@ -391,7 +279,7 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
             });
             out += &format!("{line}\n");
         }
-        return crate::cmd::db::emit(&out);
+        return crate::cli::emit(&out);
     }
     println!(
         "{} slices of {} pieces, {} positions (Black to move)",
@@ -618,17 +506,9 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
             .iter()
             .map(|f| f.header().sizes.iter().sum::<u64>())
             .sum();
-        let bar = if std::io::stderr().is_terminal() {
-            ProgressBar::new(total)
-        } else {
-            ProgressBar::hidden()
-        };
-        bar.set_style(
-            ProgressStyle::with_template(
-                "verify [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
-            )
-            .expect("template")
-            .progress_chars("=> "),
+        let bar = crate::progress::terminal_bar(
+            total,
+            "verify [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
         );
         let t = Instant::now();
         let mut checked = 0u64;
@@ -728,13 +608,8 @@ fn bench(a: BenchArgs) -> anyhow::Result<()> {
         total += t.size();
         cum.push(total);
     }
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = engine::rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
+    let mut rnd = move || rng.next_u64();
     let each = a.positions.max(1);
     // Too many to count or to hold: an error, not an abort.
     let too_many = || anyhow::anyhow!("--positions {each} on {} threads: too many", a.threads);
@@ -902,13 +777,8 @@ fn random_read_ns(bytes: usize) -> anyhow::Result<(f64, f64)> {
     };
     // The lines in a random order (Fisher-Yates), linked into one cycle.
     let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut rnd = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = engine::rng::XorShift64::default();
+    let mut rnd = move || rng.next_u64();
     for i in (1..lines).rev() {
         order.swap(i, (rnd() % (i as u64 + 1)) as usize);
     }

@@ -1,11 +1,17 @@
 //! `checkers hub`: the Hub protocol (version 2, as Scan documents it),
-//! adapted to English checkers. See docs/hub-protocol.txt for the dialect.
+//! adapted to English checkers. See docs/hub-protocol.txt for the dialect;
+//! its text (moves, positions, arguments, scores, levels) is
+//! `engine::play::hub`. This command holds the session: the input thread,
+//! the engine's state, pondering.
 
-use super::play::parse_move;
 use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
-use engine::search::{Limits, SearchOptions, Searcher, MATE, WIN_THRESHOLD};
-use engine::{Color, Move, Oracle, Position};
+use engine::play::hub::{
+    hub_args, hub_move, hub_score, parse_hub_move, parse_hub_position, HubLevel, SideLetters,
+};
+use engine::play::read_line;
+use engine::search::{Limits, SearchOptions, Searcher};
+use engine::{Oracle, Position};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,216 +21,11 @@ use std::time::Duration;
 /// HubEngine); see docs/hub-protocol.txt.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
-    pub egdb_pieces: u32,
-    /// Transposition table size in MiB (at most the machine's memory).
-    #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
-    pub tt_mb: usize,
+    #[command(flatten)]
+    pub engine: crate::cli::EngineArgs,
     /// Search options `key=value,...` (as for `checkers bestmove --options`).
     #[arg(long, default_value = "")]
     pub options: String,
-}
-
-/// The Hub text of a move: `from-to`, or `fromxto` followed by `x` and
-/// each captured square in increasing order (`26x17x22`).
-pub fn hub_move(m: &Move) -> String {
-    if m.is_capture() {
-        let mut s = format!("{}x{}", m.from().number(), m.to().number());
-        for sq in engine::square::Squares(m.captured()) {
-            s.push_str(&format!("x{}", sq.number()));
-        }
-        s
-    } else {
-        m.to_string()
-    }
-}
-
-/// How the side letter of a Hub `pos=` string is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SideLetters {
-    /// pydraughts' English dialect: `W` = the first player (Black, men
-    /// `b` on 1-12) to move, `B` = White to move.
-    Pydraughts,
-    /// `B` = Black to move, `W` = White to move.
-    Literal,
-}
-
-/// Reads a Hub position: side letter then 32 characters for squares 1-32
-/// (`e` empty, `b`/`w` men, `B`/`W` kings).
-pub fn parse_hub_position(text: &str, letters: SideLetters) -> anyhow::Result<Position> {
-    let chars: Vec<char> = text.trim().chars().collect();
-    anyhow::ensure!(
-        chars.len() == 33,
-        "Hub position {text:?} has {} characters, expected 33 (side letter and 32 squares)",
-        chars.len()
-    );
-    let first = match (chars[0].to_ascii_uppercase(), letters) {
-        ('W', SideLetters::Pydraughts) | ('B', SideLetters::Literal) => Color::Black,
-        ('B', SideLetters::Pydraughts) | ('W', SideLetters::Literal) => Color::White,
-        (c, _) => anyhow::bail!("Hub position side letter {c:?} is not W or B"),
-    };
-    let mut setup = engine::Setup {
-        side: Some(first),
-        ..Default::default()
-    };
-    for (i, c) in chars[1..].iter().enumerate() {
-        let bit = 1u32 << i;
-        match c {
-            'e' | 'E' | '.' => {}
-            'b' => setup.black_men |= bit,
-            'B' => setup.black_kings |= bit,
-            'w' => setup.white_men |= bit,
-            'W' => setup.white_kings |= bit,
-            _ => anyhow::bail!("Hub position square {}: unknown piece {c:?}", i + 1),
-        }
-    }
-    Ok(Position::from_setup(&setup)?)
-}
-
-/// The Hub position string of `pos` in the given dialect.
-pub fn hub_position(pos: &Position, letters: SideLetters) -> String {
-    let side = match (pos.side_to_move(), letters) {
-        (Color::Black, SideLetters::Pydraughts) | (Color::White, SideLetters::Literal) => 'W',
-        _ => 'B',
-    };
-    let mut s = String::from(side);
-    for sq in engine::Square::all() {
-        s.push(match pos.piece_at(sq) {
-            None => 'e',
-            Some((Color::Black, false)) => 'b',
-            Some((Color::Black, true)) => 'B',
-            Some((Color::White, false)) => 'w',
-            Some((Color::White, true)) => 'W',
-        });
-    }
-    s
-}
-
-/// Splits `key=value key="quoted value"` arguments.
-pub fn hub_args(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut rest = text.trim();
-    while !rest.is_empty() {
-        let (key, after) = match rest.find(['=', ' ']) {
-            Some(i) if rest.as_bytes()[i] == b'=' => (&rest[..i], &rest[i + 1..]),
-            Some(i) => {
-                out.push((rest[..i].to_string(), String::new()));
-                rest = rest[i..].trim_start();
-                continue;
-            }
-            None => {
-                out.push((rest.to_string(), String::new()));
-                break;
-            }
-        };
-        let (value, after) = if let Some(q) = after.strip_prefix('"') {
-            match q.find('"') {
-                Some(j) => (&q[..j], &q[j + 1..]),
-                None => (q, ""),
-            }
-        } else {
-            match after.find(' ') {
-                Some(j) => (&after[..j], &after[j..]),
-                None => (after, ""),
-            }
-        };
-        out.push((key.to_string(), value.to_string()));
-        rest = after.trim_start();
-    }
-    out
-}
-
-/// The Hub score of a search score: men (centi-men / 100); a win in n
-/// plies is `(10000 - n) / 100`, as Scan and pydraughts read it.
-pub fn hub_score(score: i32) -> String {
-    if score > WIN_THRESHOLD {
-        let n = (MATE - score).clamp(1, 999);
-        format!("{:.2}", (10000 - n) as f64 / 100.0)
-    } else if score < -WIN_THRESHOLD {
-        let n = (MATE + score).clamp(1, 999);
-        format!("{:.2}", -(10000 - n) as f64 / 100.0)
-    } else {
-        format!("{:.2}", score as f64 / 100.0)
-    }
-}
-
-/// Time controls as received by `level`.
-#[derive(Clone, Copy, Debug, Default)]
-struct Level {
-    depth: Option<u32>,
-    nodes: Option<u64>,
-    move_time: Option<f64>,
-    time: Option<f64>,
-    inc: f64,
-    moves: Option<u32>,
-    infinite: bool,
-}
-
-impl Level {
-    fn limits(&self) -> Limits {
-        let time = if self.infinite {
-            None
-        } else if let Some(t) = self.move_time {
-            Some(t)
-        } else {
-            self.time.map(|t| clock_budget(t, self.inc, self.moves))
-        };
-        Limits {
-            depth: self.depth,
-            nodes: self.nodes,
-            time: time.map(|t| crate::limits::duration(t.max(0.01))),
-        }
-    }
-
-    /// The level of a `level` command's arguments; an unknown argument or
-    /// a value out of its range is an error naming it and the range (the
-    /// level in force is then kept).
-    fn parse(args: &[(String, String)]) -> Result<Level, String> {
-        let mut l = Level::default();
-        for (k, v) in args {
-            let whole = |hi: u64| {
-                crate::limits::whole::<u64>(1, hi, "")(v)
-                    .map_err(|_| format!("level {k}={v}: expected a whole number from 1 to {hi}"))
-            };
-            let secs = |zero_ok: bool| {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|&s| zero_ok && s == 0.0 || crate::limits::check_seconds(s).is_ok())
-                    .ok_or_else(|| {
-                        format!(
-                            "level {k}={v}: expected {} number of seconds, at most {}",
-                            if zero_ok { "a" } else { "a positive" },
-                            crate::limits::MAX_SECONDS
-                        )
-                    })
-            };
-            match k.as_str() {
-                "depth" => l.depth = Some(whole(crate::limits::MAX_DEPTH as u64)? as u32),
-                "nodes" => l.nodes = Some(whole(u64::MAX)?),
-                "move-time" => l.move_time = Some(secs(false)?),
-                "time" => l.time = Some(secs(true)?),
-                "inc" => l.inc = secs(true)?,
-                "moves" => l.moves = Some(whole(10_000)? as u32),
-                "infinite" => l.infinite = true,
-                _ => return Err(format!("unknown level argument {k}")),
-            }
-        }
-        Ok(l)
-    }
-}
-
-/// Seconds to spend on one move with `remaining` seconds on the clock
-/// (before the increment is added), `inc` per move and, if given, `moves`
-/// moves to the next control: an even share of what is left, never more
-/// than 40% of it.
-pub fn clock_budget(remaining: f64, inc: f64, moves: Option<u32>) -> f64 {
-    let total = (remaining + inc).max(0.0);
-    let share = match moves {
-        Some(m) if m > 0 => total / m as f64,
-        _ => total / 30.0 + inc * 0.5,
-    };
-    share.min(total * 0.4).max(0.01)
 }
 
 struct Engine {
@@ -233,7 +34,7 @@ struct Engine {
     letters: SideLetters,
     pos: Position,
     history: Vec<Position>,
-    level: Level,
+    level: HubLevel,
 }
 
 fn say(line: &str) {
@@ -267,8 +68,8 @@ impl Engine {
         }
         let mut history = Vec::new();
         for t in moves.split_whitespace() {
-            let m = parse_move(&pos, t)
-                .map_err(|e| anyhow::anyhow!("move {t:?} does not fit the position: {e:?}"))?;
+            let m = parse_hub_move(&pos, t)
+                .map_err(|e| anyhow::anyhow!("move {t:?} does not fit the position: {e}"))?;
             history.push(pos);
             pos = pos.play_unchecked(&m);
         }
@@ -323,10 +124,10 @@ impl Engine {
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
-    let mut searcher = Searcher::try_with_options(args.tt_mb, options)?;
-    if args.egdb_pieces > 0 {
-        searcher.set_probe_max_pieces(args.egdb_pieces);
+    let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::All)?;
+    let mut searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
+    if args.engine.egdb_pieces > 0 {
+        searcher.set_probe_max_pieces(args.engine.egdb_pieces);
     }
     let control = Arc::new(Control {
         stop: searcher.stop_handle(),
@@ -338,7 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         letters: SideLetters::Pydraughts,
         pos: Position::initial(),
         history: Vec::new(),
-        level: Level::default(),
+        level: HubLevel::default(),
     };
     // The input thread reads commands; `stop`, `quit` and `ponder-hit`
     // act at once on the running search, everything goes to the queue.
@@ -348,7 +149,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         loop {
-            let line = match crate::limits::read_line(&mut input) {
+            let line = match read_line(&mut input) {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
                 Err(e) => {
@@ -426,7 +227,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     say(&format!("error {err}"));
                 }
             }
-            "level" => match Level::parse(&a) {
+            "level" => match HubLevel::parse(&a, crate::limits::MAX_DEPTH) {
                 Ok(l) => e.level = l,
                 Err(why) => say(&format!("error {why}; the previous level is kept")),
             },
@@ -441,34 +242,4 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hub_positions_round_trip_in_both_dialects() {
-        let start = "Wbbbbbbbbbbbbeeeeeeeewwwwwwwwwwww";
-        assert_eq!(
-            parse_hub_position(start, SideLetters::Pydraughts).unwrap(),
-            Position::initial()
-        );
-        let p = parse_fen("W:W18,K3:B14").unwrap();
-        for l in [SideLetters::Pydraughts, SideLetters::Literal] {
-            assert_eq!(parse_hub_position(&hub_position(&p, l), l).unwrap(), p);
-        }
-        assert!(parse_hub_position("Wbbb", SideLetters::Literal).is_err());
-    }
-
-    #[test]
-    fn hub_moves_list_captured_squares() {
-        let p = parse_fen("W:W18:B14").unwrap();
-        let m = p.moves().as_slice()[0];
-        assert_eq!(hub_move(&m), "18x9x14");
-        assert!(parse_move(&p, "18x9x14").unwrap().same_move(&m));
-        let a = hub_args("pos=Wbbe moves=\"9-13 22-18\" x");
-        assert_eq!(a[1], ("moves".into(), "9-13 22-18".into()));
-        assert_eq!(a[2], ("x".into(), String::new()));
-    }
 }

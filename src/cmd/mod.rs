@@ -1,7 +1,6 @@
 //! One module per subcommand: a clap `Args` struct and a `run` function.
 
 pub mod ballots;
-pub mod ballots_run;
 pub mod bench;
 pub mod bestmove;
 pub mod db;

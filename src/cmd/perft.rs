@@ -36,7 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(f) => parse_fen(f).with_context(|| format!("bad --fen {f:?}"))?,
         None => Position::initial(),
     };
-    let pool = crate::cmd::bench::thread_pool(args.threads)?;
+    let pool = crate::cli::thread_pool(args.threads)?;
     let counting = if args.distinct {
         Counting::Distinct
     } else {

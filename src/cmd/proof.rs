@@ -167,7 +167,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     anyhow::bail!("no proof store at {}", path.display());
                 }
                 let store = Store::open_readonly(path)?;
-                return crate::cmd::db::check_and_report(&store, true);
+                return crate::cli::check_and_report(&store, true);
             }
             let (proofs, results, file) = load(&src)?;
             // A store's proofs use the databases each recorded; a file's,

@@ -5,7 +5,7 @@
 //! The store file is `--store FILE`, else `$CHECKERS_STORE`, else
 //! `proofs.sqlite` in the current directory.
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use ballots::deck::Deck;
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,9 +14,8 @@ use std::path::PathBuf;
 /// with a JSON API (docs/serve-api.txt). Read-only on the store.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Proof store file (default: $CHECKERS_STORE, else ./proofs.sqlite).
-    #[arg(long, value_name = "FILE")]
-    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: crate::cli::StoreArg,
     /// Port to listen on (0: any free port; the address is printed).
     #[arg(long, default_value_t = 8000)]
     pub port: u16,
@@ -35,21 +34,8 @@ pub struct Args {
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let path = args
-        .store
-        .or_else(|| {
-            std::env::var_os("CHECKERS_STORE")
-                .filter(|s| !s.is_empty())
-                .map(PathBuf::from)
-        })
-        .unwrap_or_else(|| PathBuf::from(proofdb::DEFAULT_STORE));
-    if !path.is_file() {
-        bail!(
-            "no proof store at {} (give --store FILE or set CHECKERS_STORE)",
-            path.display()
-        );
-    }
-    let store = proofdb::Store::open_readonly(&path)?;
+    let path = args.store.path();
+    let store = crate::cli::open_existing(&args.store)?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     // Listening first: a port in use is said before the databases load.
     let server = crate::serve::http::Server::bind(&args.bind, args.port)?;

@@ -1,15 +1,16 @@
 //! `checkers solve`: prove the value of a position, or of every position
 //! of a batch file, and write the verified proofs.
 
+use crate::cli::{SolverArg, TrustArg};
 use crate::oracle::Needs;
 use anyhow::Context;
 use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
-use proofdb::{LiveResults, ResultRecord, Store};
+use proofdb::{LiveResults, Store};
 use solver::clock::Clock;
 use solver::proofio::{self, StoredProof};
 use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
-use solver::{Leaves, Status, Trust};
+use solver::{Leaves, Status};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,61 +30,8 @@ pub enum QuestionArg {
     Value,
 }
 
-/// Which solver to run.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum SolverArg {
-    /// Pessimistic alpha-beta.
-    Ab,
-    /// Depth-first proof-number search.
-    Dfpn,
-    /// Both, cross-checked (a disagreement is an error).
-    Both,
-    /// Exact retrograde analysis of every position reachable down to the
-    /// databases (at most --retro-positions positions).
-    Retro,
-    /// Retrograde analysis first (with --time: at most a third of it and
-    /// 250 000 positions per second of it), then both searches,
-    /// cross-checked, for what it leaves open.
-    All,
-}
-
-impl SolverArg {
-    /// The solver library's name for the choice.
-    pub fn kind(self) -> SolverKind {
-        match self {
-            SolverArg::Ab => SolverKind::Ab,
-            SolverArg::Dfpn => SolverKind::Dfpn,
-            SolverArg::Both => SolverKind::Both,
-            SolverArg::Retro => SolverKind::Retro,
-            SolverArg::All => SolverKind::All,
-        }
-    }
-}
-
 /// The time limit of a solve given neither `--time` nor `--nodes`.
 pub const DEFAULT_TIME: Duration = Duration::from_secs(60);
-
-/// When df-pn builds on results held through a repetition.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum TrustArg {
-    /// For positions the engine's guess says are level.
-    Auto,
-    /// Always.
-    On,
-    /// Never.
-    Off,
-}
-
-impl TrustArg {
-    /// The solver library's name for the choice.
-    pub fn trust(self) -> Trust {
-        match self {
-            TrustArg::Auto => Trust::Auto,
-            TrustArg::On => Trust::On,
-            TrustArg::Off => Trust::Off,
-        }
-    }
-}
 
 /// Arguments of `checkers solve`.
 #[derive(clap::Args)]
@@ -216,16 +164,12 @@ impl StoreOut {
             return Ok(());
         };
         let trees: Vec<_> = rep.proofs.iter().map(|p| p.tree.clone()).collect();
-        let size = trees.iter().map(|t| t.nodes.len() as u64).sum();
-        let mut prov = rep.provenance.clone();
-        prov.run_id = self.run_id.clone();
-        let rec = ResultRecord::new(rep.root, outcome, prov, size);
-        self.store.put_proof(&rec, &trees, &self.run_id)?;
-        // The store accepted it, so it agrees with what the run holds.
-        let _ = self.live.insert(rep.root, outcome);
-        for t in &trees {
-            self.live.insert_tree(t);
-        }
+        let sink = proofdb::RunSink {
+            store: &self.store,
+            live: &self.live,
+            run_id: &self.run_id,
+        };
+        sink.keep(&rep.root, outcome, rep.provenance.clone().into(), &trees)?;
         Ok(())
     }
 }
@@ -235,7 +179,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = args.store.as_deref().map(StoreOut::open).transpose()?;
     // The first SIGINT/SIGTERM stops the searches as if their budget ran
     // out: what was settled by then is reported, written and stored.
-    let stop = crate::interrupt::static_stop_flag()?;
+    let stop = crate::interrupt::stop_flag()?;
     // One position: checked before anything is built, and only the
     // largest slices that its games may enter are needed.
     let single = match (&args.batch, args.fen.as_deref()) {
@@ -253,7 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => Needs::All,
     };
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, needs)?;
-    let work: &'static AtomicU64 = Box::leak(Box::new(AtomicU64::new(0)));
+    let work = Arc::new(AtomicU64::new(0));
     let results: &dyn proofdb::ResultSource = match &out {
         Some(o) => &o.live,
         None => &NoResults,
@@ -282,8 +226,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_proof_nodes: args.max_proof_nodes,
         table_entries: args.table_entries,
         egdb_pieces: args.egdb_pieces,
-        stop: Some(stop),
-        progress: Some(work),
+        stop: Some(Arc::clone(&stop)),
+        progress: Some(Arc::clone(&work)),
         retro_positions: args.retro_positions,
         trust: args.trust_loops.trust(),
         checkpoint: match &args.checkpoint {
@@ -306,7 +250,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     // A batch prints as it goes: on a shared terminal, log lines only.
     let report = WorkReport::start(
-        work,
+        Arc::clone(&work),
         args.batch.is_some() && std::io::stdout().is_terminal(),
     );
     let mut proofs: Vec<StoredProof> = Vec::new();
@@ -413,7 +357,7 @@ struct WorkReport {
 impl WorkReport {
     /// Starts reporting `work` (nodes searched, positions enumerated);
     /// `plain`: log lines even on a terminal.
-    fn start(work: &'static AtomicU64, plain: bool) -> WorkReport {
+    fn start(work: Arc<AtomicU64>, plain: bool) -> WorkReport {
         let done = Arc::new(AtomicBool::new(false));
         let seen = Arc::clone(&done);
         let thread = std::thread::spawn(move || {
@@ -524,7 +468,7 @@ fn print_report(rep: &SolveReport) {
         println!("best move {m}");
     }
     for r in &rep.runs {
-        if r.solver == solver::EXTRACTION_RUN {
+        if r.solver == solver::Runner::Extract {
             println!(
                 "  proof {side} {:<16} not extracted: time ran out after {} positions, {} ms \
                  (raise --time)",
@@ -624,7 +568,7 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
         .iter()
         .map(|r| {
             serde_json::json!({
-                "solver": r.solver,
+                "solver": r.solver.name(),
                 "question": if r.threshold == engine::Value::Win { "win" } else { "draw" },
                 "answer": status_name(r.status),
                 "nodes": r.nodes,

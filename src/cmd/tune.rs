@@ -4,13 +4,15 @@
 //! every quiet position is labelled with the game's result and the
 //! weights are fitted so that `sigmoid(eval / K)` predicts it.
 
-use super::matchplay::Player;
-use super::matchplay::{play_game, read_ballots, EnginePlayer, Referee, TimeControl};
-use super::play::{GameRecord, Outcome};
-use engine::eval::{features, phase, Weights, FEATURE_NAMES, N_FEATURES, PHASE_MAX};
+//!
+//! The games and the fit are `engine::play::tune`; this command reads the
+//! ballots, keeps the data file and writes the weights.
+
+use ballots::deck::{Deck, Selection};
+use engine::eval::{Weights, FEATURE_NAMES};
 use engine::notation::fen::{parse_fen, to_fen};
-use engine::search::{Limits, SearchOptions, Searcher};
-use engine::{Color, Move, NoOracle, Position};
+use engine::play::tune::{fit, self_play_game, Fit, Sample, SelfPlay};
+use engine::play::{read_line, GameOutcome};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -52,104 +54,19 @@ pub struct Args {
     pub threads: usize,
 }
 
-/// A labelled training position.
-struct Sample {
-    f: [f32; 2 * N_FEATURES],
-    /// Result for the side to move: 1 win, 0.5 draw, 0 loss.
-    y: f32,
-}
-
-fn sample(pos: &Position, black_result: f32) -> Sample {
-    let fs = features(pos);
-    let ph = phase(pos) as f32 / PHASE_MAX as f32;
-    let mut f = [0f32; 2 * N_FEATURES];
-    for i in 0..N_FEATURES {
-        f[i] = fs[i] as f32 * ph;
-        f[N_FEATURES + i] = fs[i] as f32 * (1.0 - ph);
-    }
-    let y = match pos.side_to_move() {
-        Color::Black => black_result,
-        Color::White => 1.0 - black_result,
-    };
-    Sample { f, y }
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
-
-/// Plays the first plies at random among near-best moves.
-struct Opener {
-    searcher: Searcher,
-    rng: Rng,
-}
-
-impl Opener {
-    fn pick(&mut self, pos: &Position) -> Move {
-        let ranked = self.searcher.rank_moves(pos, 2, &NoOracle, &[]);
-        let best = ranked[0].1;
-        let near: Vec<Move> = ranked
-            .iter()
-            .filter(|(_, s)| *s >= best - 25)
-            .map(|(m, _)| *m)
-            .collect();
-        near[(self.rng.next() % near.len() as u64) as usize]
-    }
-}
-
-fn generate_game(
-    i: usize,
-    start: Position,
-    args: &Args,
-    weights: Weights,
-) -> anyhow::Result<(Vec<Position>, Outcome)> {
-    let mut opener = Opener {
-        searcher: Searcher::new(1),
-        rng: Rng(0x9E37_79B9_7F4A_7C15 ^ (i as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D)),
-    };
-    let mut pos = start;
-    for _ in 0..args.random_plies {
-        if pos.is_terminal() {
-            break;
-        }
-        pos = pos.play_unchecked(&opener.pick(&pos));
-    }
-    let options = SearchOptions {
-        weights,
-        ..SearchOptions::default()
-    };
-    let oracle = NoOracle;
-    let mut a = EnginePlayer::new(options.clone(), 4, &oracle, 0);
-    let mut b = EnginePlayer::new(options, 4, &oracle, 0);
-    let referee = Referee {
-        max_plies: 200,
-        resign_margin: 400,
-        oracle: &oracle,
-        probe_max: 0,
-    };
-    let tc = TimeControl::PerMove(Limits {
-        depth: Some(args.depth),
-        ..Limits::default()
-    });
-    let (game, result): (GameRecord, _) =
-        play_game(pos, &mut a as &mut dyn Player, &mut b, tc, &referee)?;
-    Ok((game.positions, result.outcome))
-}
-
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let play_weights = match args.play_eval.as_str() {
         "hand" => Weights::hand(),
-        "tuned" => Weights::tuned(),
+        "tuned" => Weights::playing(),
         o => anyhow::bail!("--play-eval {o:?}: expected hand or tuned"),
     };
-    let ballots = read_ballots(&args.ballots_file, "156")?;
+    let deck = Deck::load(&args.ballots_file)?;
+    let ballots = deck.select(Selection::Deck156);
+    let settings = SelfPlay {
+        depth: args.depth,
+        random_plies: args.random_plies,
+    };
     // Resume: count the games already in the data file.
     let mut have = 0;
     for_each_line(&args.data, |_, line| {
@@ -168,20 +85,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .open(&args.data)
         .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", args.data.display()))?;
     let file = std::sync::Mutex::new(file);
-    let pool = super::bench::thread_pool(Some(args.threads.max(1)))?;
+    let pool = crate::cli::thread_pool(Some(args.threads.max(1)))?;
     let todo: Vec<usize> = (have..args.games).collect();
-    let bar = indicatif::ProgressBar::new(todo.len() as u64);
-    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
+    let bar = crate::progress::terminal_bar(todo.len() as u64, "{wide_bar} {pos}/{len}");
     let done = std::sync::atomic::AtomicUsize::new(0);
     pool.install(|| {
         todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
-            let start = ballots[i % ballots.len()].pos;
-            let (positions, outcome) = generate_game(i, start, &args, play_weights)?;
+            let start = ballots[i % ballots.len()].position;
+            let (positions, outcome) = self_play_game(i, start, settings, play_weights)?;
             let r = match outcome {
-                Outcome::BlackWins => "1",
-                Outcome::WhiteWins => "0",
+                GameOutcome::BlackWins => "1",
+                GameOutcome::WhiteWins => "0",
                 _ => "0.5",
             };
             let mut text = format!("#game {i} {}\n", outcome.pdn());
@@ -216,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             .trim()
             .parse()
             .map_err(|_| anyhow::anyhow!("{}:{n}: bad result", args.data.display()))?;
-        samples.push(sample(&pos, r));
+        samples.push(Sample::new(&pos, r));
         Ok(())
     })?;
     anyhow::ensure!(
@@ -224,7 +138,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "only {} training positions",
         samples.len()
     );
-    let (w, k, before, after) = fit(&samples, Weights::hand(), args.iterations);
+    let Fit {
+        weights: w,
+        k,
+        before,
+        after,
+    } = fit(&samples, Weights::hand(), args.iterations);
     eprintln!(
         "tune: {} positions, K = {k:.1}, mean squared error {before:.5} (hand) -> {after:.5} (fitted)",
         samples.len()
@@ -257,7 +176,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// Calls `each` with the number (from 1) and text of every line of the
 /// data file `path`, streamed; nothing when it does not exist yet. Only a
 /// regular file is read (a device such as /dev/zero never ends), and a
-/// line longer than [`crate::limits::MAX_LINE`] is an error naming it.
+/// line longer than [`engine::play::MAX_LINE`] is an error naming it.
 fn for_each_line(
     path: &std::path::Path,
     mut each: impl FnMut(usize, &str) -> anyhow::Result<()>,
@@ -275,98 +194,11 @@ fn for_each_line(
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
     let mut input = std::io::BufReader::new(file);
     let mut n = 0;
-    while let Some(line) = crate::limits::read_line(&mut input)
-        .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), n + 1))?
+    while let Some(line) =
+        read_line(&mut input).map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), n + 1))?
     {
         n += 1;
         each(n, &line)?;
     }
     Ok(())
-}
-
-fn mse(samples: &[Sample], w: &[f32; 2 * N_FEATURES], k: f32) -> f32 {
-    let s: f32 = samples
-        .par_iter()
-        .map(|x| {
-            let e: f32 = x.f.iter().zip(w).map(|(a, b)| a * b).sum();
-            let p = 1.0 / (1.0 + (-e / k).exp());
-            (x.y - p).powi(2)
-        })
-        .sum();
-    s / samples.len() as f32
-}
-
-/// Fits the weights: first the scale K for the starting weights, then
-/// Adam on the squared error with the man weights fixed at 100.
-fn fit(samples: &[Sample], start: Weights, iterations: usize) -> (Weights, f32, f32, f32) {
-    let mut w = [0f32; 2 * N_FEATURES];
-    for i in 0..N_FEATURES {
-        w[i] = start.opening[i] as f32;
-        w[N_FEATURES + i] = start.endgame[i] as f32;
-    }
-    // K by a coarse scan.
-    let mut k = 100.0;
-    let mut best = f32::INFINITY;
-    for kk in (20..=600).step_by(10) {
-        let e = mse(samples, &w, kk as f32);
-        if e < best {
-            best = e;
-            k = kk as f32;
-        }
-    }
-    let before = best;
-    let fixed = |j: usize| j == 0 || j == N_FEATURES; // man weights
-    let (mut m, mut v) = ([0f32; 2 * N_FEATURES], [0f32; 2 * N_FEATURES]);
-    let (b1, b2, lr) = (0.9f32, 0.999f32, 0.5f32);
-    let n = samples.len() as f32;
-    for t in 1..=iterations {
-        let g = samples
-            .par_iter()
-            .fold(
-                || [0f32; 2 * N_FEATURES],
-                |mut acc, x| {
-                    let e: f32 = x.f.iter().zip(&w).map(|(a, b)| a * b).sum();
-                    let p = 1.0 / (1.0 + (-e / k).exp());
-                    let d = -2.0 * (x.y - p) * p * (1.0 - p) / k;
-                    for (a, fj) in acc.iter_mut().zip(&x.f) {
-                        *a += d * fj;
-                    }
-                    acc
-                },
-            )
-            .reduce(
-                || [0f32; 2 * N_FEATURES],
-                |mut a, b| {
-                    for j in 0..2 * N_FEATURES {
-                        a[j] += b[j];
-                    }
-                    a
-                },
-            );
-        for j in 0..2 * N_FEATURES {
-            if fixed(j) {
-                continue;
-            }
-            let gj = g[j] / n;
-            m[j] = b1 * m[j] + (1.0 - b1) * gj;
-            v[j] = b2 * v[j] + (1.0 - b2) * gj * gj;
-            let mh = m[j] / (1.0 - b1.powi(t as i32));
-            let vh = v[j] / (1.0 - b2.powi(t as i32));
-            w[j] -= lr * mh / (vh.sqrt() + 1e-8);
-        }
-    }
-    let mut out = Weights::hand();
-    for i in 0..N_FEATURES {
-        out.opening[i] = w[i].round() as i32;
-        out.endgame[i] = w[N_FEATURES + i].round() as i32;
-    }
-    let after = {
-        let mut r = [0f32; 2 * N_FEATURES];
-        for i in 0..N_FEATURES {
-            r[i] = out.opening[i] as f32;
-            r[N_FEATURES + i] = out.endgame[i] as f32;
-        }
-        mse(samples, &r, k)
-    };
-    (out, k, before, after)
 }

@@ -4,7 +4,8 @@ use super::*;
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Value};
 use proofdb::{
-    LeafSource, LinePly, Origin, Outcome, ProofEntry, ProofTree, Provenance, Question, ResultRecord,
+    LeafSource, LinePlyRow, Origin, Outcome, ProofEntry, ProofTree, Provenance, Question,
+    ResultRecord,
 };
 use serde_json::Value as Json;
 
@@ -14,7 +15,7 @@ const WIN_IN_ONE: &str = "B:W14:B10";
 struct Fixture {
     browser: Browser,
     _dir: tempfile::TempDir,
-    line: Vec<LinePly>,
+    line: Vec<LinePlyRow>,
 }
 
 /// Ballot 1's main line to ply 5 (ply 4 a stored draw, ply 5 inside its

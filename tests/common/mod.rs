@@ -97,3 +97,18 @@ pub fn run_checkers(
         took,
     }
 }
+
+/// Runs `checkers ARGS` in a fresh folder named after `name`, with an
+/// empty database folder that is not built (`CHECKERS_EGDB_BUILD=no`),
+/// `stdin` as its input, killed after 20 s.
+#[allow(dead_code)]
+pub fn run_without_databases(name: &str, args: &[&str], stdin: Option<&[u8]>) -> Ran {
+    let dir = temp_dir(name);
+    let egdb = dir.path().join("egdb");
+    std::fs::create_dir_all(&egdb).unwrap();
+    let env = [
+        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
+        ("CHECKERS_EGDB_BUILD", "no"),
+    ];
+    run_checkers(args, dir.path(), &env, stdin, Duration::from_secs(20))
+}

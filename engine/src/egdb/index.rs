@@ -31,7 +31,10 @@
 //!   `KINGS = C(32 - men, bk) * WK`.
 //!
 //! Every index in `0..size` is a legal position of the table and every
-//! position of the table has one index: the index is gap-free.
+//! position of the table has one index: the index is gap-free. Beside it,
+//! the *padded* index ([`TableIndex::padded_index`]) gives every black men
+//! set as many white sets as the widest one has, so that it needs no table
+//! read; [`TableIndex::men_rows`] maps one onto the other.
 
 use crate::board::{Color, Position};
 use std::fmt;
@@ -604,8 +607,8 @@ impl TableIndex {
 
     /// The index of a position in the PADDED layout: every black men set
     /// gets the same number of white men sets, the most any has, so the
-    /// index needs no table read (at the price of unused places: 1.9% more
-    /// than [`TableIndex::size`] over every table of 6 pieces, 3.1% of 7).
+    /// index needs no table read, at the price of unused places (a few
+    /// percent more than [`TableIndex::size`]; docs/measurements.md).
     /// [`TableIndex::padded_size`] bounds it; [`TableIndex::men_rows`]
     /// maps the gap-free index onto it.
     #[inline(always)]

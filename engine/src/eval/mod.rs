@@ -25,9 +25,11 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// The weights fitted by `checkers tune` (engine/src/eval/weights.rs).
-    pub const fn tuned() -> Weights {
-        weights::TUNED
+    /// The weights the engine plays with (engine/src/eval/weights.rs):
+    /// the last fit `checkers tune` wrote there, or the hand weights
+    /// while no fit is committed (`eval=tuned` in the search options).
+    pub const fn playing() -> Weights {
+        weights::PLAYING
     }
 
     /// Hand-set starting weights (the untuned evaluation, and where
@@ -76,7 +78,7 @@ impl Weights {
         s.push_str("use super::Weights;\n\n");
         s.push_str("/// Weights fitted by `checkers tune` (feature order as in\n");
         s.push_str("/// `FEATURE_NAMES`).\n");
-        s.push_str("pub const TUNED: Weights = Weights {\n");
+        s.push_str("pub const PLAYING: Weights = Weights {\n");
         for (name, w) in [("opening", &self.opening), ("endgame", &self.endgame)] {
             s.push_str(&format!("    {name}: [\n"));
             for (i, v) in w.iter().enumerate() {
@@ -89,11 +91,11 @@ impl Weights {
     }
 }
 
-/// The engine's evaluation of `pos` (tuned weights), centi-men from the
+/// The engine's evaluation of `pos` ([`Weights::playing`]), centi-men from the
 /// side to move's point of view.
 #[inline]
 pub fn evaluate(pos: &Position) -> i32 {
-    Weights::tuned().evaluate(pos)
+    Weights::playing().evaluate(pos)
 }
 
 /// Material balance from the side to move's point of view: men 100,
@@ -130,8 +132,8 @@ mod tests {
         let p = parse_fen("B:W21,22,23:B1,2,3,4").unwrap();
         let v = evaluate(&p);
         assert!(v > 50, "{v}");
-        assert_eq!(Weights::tuned().opening[features::MAN], 100);
-        assert_eq!(Weights::tuned().endgame[features::MAN], 100);
+        assert_eq!(Weights::playing().opening[features::MAN], 100);
+        assert_eq!(Weights::playing().endgame[features::MAN], 100);
         assert_eq!(material(&p), 100);
     }
 }

@@ -1,6 +1,8 @@
-// Hand-set weights; replaced by the output of `checkers tune`.
+// No fit is committed: the engine plays with the hand weights. `checkers
+// tune` replaces this file with the weights it fits.
 use super::Weights;
 
-/// Weights fitted by `checkers tune` (feature order as in
-/// `FEATURE_NAMES`).
-pub const TUNED: Weights = Weights::hand();
+/// The weights the engine plays with (feature order as in
+/// `FEATURE_NAMES`): the hand weights until a fit of `checkers tune` is
+/// committed here.
+pub const PLAYING: Weights = Weights::hand();

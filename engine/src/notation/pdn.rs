@@ -73,8 +73,8 @@ pub enum PdnError {
     },
 }
 
-/// Largest PDN file read: 1 GiB (the ACF archive of 9,377 games takes
-/// 4.3 MB). The file is read in pieces, each checked for binary data as
+/// Largest PDN file read: 1 GiB, far more than any game collection the
+/// project reads (docs/measurements.md). The file is read in pieces, each checked for binary data as
 /// it comes, so `/dev/zero` or `/dev/urandom` is refused at once and an
 /// endless pipe of text at this size.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;

@@ -32,7 +32,7 @@ use crate::value::{Oracle, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tt::{Bound, Table};
+use tt::{Bound, TranspositionTable};
 
 /// Score of a position whose side to move has no move, at the root.
 pub const MATE: i32 = 30000;
@@ -119,7 +119,7 @@ pub fn score_text(score: i32) -> String {
 
 /// The searcher: transposition table, ordering tables, options.
 pub struct Searcher {
-    tt: Table,
+    tt: TranspositionTable,
     /// Search settings; change between searches.
     pub options: SearchOptions,
     history: Box<[[i32; 32]; 32]>,
@@ -197,7 +197,7 @@ impl Searcher {
         options: SearchOptions,
     ) -> Result<Searcher, tt::TableTooLarge> {
         Ok(Searcher {
-            tt: Table::try_new(tt_mb)?,
+            tt: TranspositionTable::try_new(tt_mb)?,
             options,
             history: Box::new([[0; 32]; 32]),
             killers: [[None; 2]; MAX_PLY],
@@ -755,8 +755,10 @@ impl Searcher {
         best
     }
 
-    /// Orders `list` in place: hash move, captures (most pieces taken
-    /// first), killers, history.
+    /// Orders `list` in place: the table's move first; then, as taking is
+    /// compulsory, either captures (most pieces taken first) or quiet
+    /// moves: with `ordering` on, the two killers, then a man's crowning
+    /// move, then the history score.
     fn order(&self, list: &mut MoveList, tt_hit: Option<&tt::Hit>, ply: usize, pos: &Position) {
         let n = list.len();
         let mut keys = [0i32; MAX_MOVES];
@@ -884,6 +886,10 @@ impl Searcher {
                 }
             }
         }
+        // Reduction: away from the principal variation, a node whose
+        // material and evaluation (for the root's side) are both a man and
+        // three quarters of a man off the root's, either way, is searched
+        // one ply shallower: the game is decided there.
         let mut depth = depth;
         if self.options.reduce && depth >= 3 && !pv_node && ply >= 2 {
             let mat = eval::material(pos);

@@ -94,7 +94,7 @@ impl Default for SearchOptions {
             ext_runaway: true,
             reduce: true,
             draw_diff: true,
-            weights: Weights::tuned(),
+            weights: Weights::playing(),
         }
     }
 }
@@ -129,7 +129,7 @@ impl SearchOptions {
             ext_runaway: false,
             reduce: false,
             draw_diff: false,
-            weights: Weights::tuned(),
+            weights: Weights::playing(),
         }
     }
 
@@ -183,7 +183,7 @@ impl SearchOptions {
                 }
                 "eval" => {
                     o.weights = match v {
-                        "tuned" => Weights::tuned(),
+                        "tuned" => Weights::playing(),
                         "hand" => Weights::hand(),
                         "material" => Weights::material(),
                         _ => {

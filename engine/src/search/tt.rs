@@ -76,7 +76,7 @@ fn fold(c: u32) -> u16 {
 }
 
 /// The table: a power-of-two number of two-entry buckets.
-pub struct Table {
+pub struct TranspositionTable {
     buckets: Vec<[Entry; 2]>,
     mask: u64,
     generation: u8,
@@ -91,17 +91,17 @@ pub struct TableTooLarge {
     pub mb: usize,
 }
 
-impl Table {
+impl TranspositionTable {
     /// A table of about `mb` mebibytes (at least one bucket). Panics when
-    /// it cannot be allocated; see [`Table::try_new`].
-    pub fn new(mb: usize) -> Table {
-        Table::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
+    /// it cannot be allocated; see [`TranspositionTable::try_new`].
+    pub fn new(mb: usize) -> TranspositionTable {
+        TranspositionTable::try_new(mb).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// A table of about `mb` mebibytes (at least one bucket), or an error
     /// when the size does not fit an address or the allocation is refused
     /// (instead of an abort).
-    pub fn try_new(mb: usize) -> Result<Table, TableTooLarge> {
+    pub fn try_new(mb: usize) -> Result<TranspositionTable, TableTooLarge> {
         let too_large = TableTooLarge { mb };
         let bytes = mb.max(1).checked_mul(1 << 20).ok_or(too_large.clone())?;
         let n = (bytes / std::mem::size_of::<[Entry; 2]>()).max(1);
@@ -113,7 +113,7 @@ impl Table {
         let mut buckets = Vec::new();
         buckets.try_reserve_exact(n).map_err(|_| too_large)?;
         buckets.resize(n, [Entry::default(); 2]);
-        Ok(Table {
+        Ok(TranspositionTable {
             buckets,
             mask: n as u64 - 1,
             generation: 0,
@@ -227,14 +227,17 @@ mod tests {
     #[test]
     fn a_size_past_the_address_space_is_an_error_not_an_abort() {
         for mb in [usize::MAX, usize::MAX >> 20, 1 << 50] {
-            assert_eq!(Table::try_new(mb).err(), Some(TableTooLarge { mb }));
+            assert_eq!(
+                TranspositionTable::try_new(mb).err(),
+                Some(TableTooLarge { mb })
+            );
         }
-        assert!(Table::try_new(1).is_ok());
+        assert!(TranspositionTable::try_new(1).is_ok());
     }
 
     #[test]
     fn store_and_probe_both_levels() {
-        let mut t = Table::new(1);
+        let mut t = TranspositionTable::new(1);
         assert_eq!(std::mem::size_of::<Entry>(), 12);
         let k1 = 0x1234_5678_0000_0010u64;
         let k2 = 0x9999_0000_0000_0010u64; // same bucket

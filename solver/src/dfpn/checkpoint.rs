@@ -501,7 +501,7 @@ fn read_records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::Limits;
+    use crate::budget::CallLimits;
     use crate::dfpn::DfpnConfig;
     use crate::leaves::Leaves;
     use engine::notation::fen::parse_fen;
@@ -512,7 +512,7 @@ mod tests {
         Dfpn::new(
             Leaves::new(&NoOracle, &NoResults),
             DfpnConfig {
-                limits: Limits::nodes(20_000),
+                limits: CallLimits::nodes(20_000),
                 ..DfpnConfig::default()
             },
         )

@@ -31,7 +31,7 @@
 //! must form a closed set. Those that do are marked sound; the others are
 //! reopened, and the call goes on without trusting.
 
-use crate::budget::{Budget, Limits};
+use crate::budget::{Budget, CallLimits};
 use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::order::evaluate;
@@ -53,11 +53,11 @@ pub const INF: u32 = u32::MAX;
 const BIG: u32 = INF - 1;
 
 /// Limits of a df-pn search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct DfpnConfig {
     /// Node budget, deadline, stop flag and progress counter of one call
     /// of [`Dfpn::prove`].
-    pub limits: Limits,
+    pub limits: CallLimits,
     /// Table size (entries) that triggers garbage collection.
     pub table_entries: usize,
     /// The epsilon of the 1+epsilon trick.
@@ -66,18 +66,18 @@ pub struct DfpnConfig {
     /// expensive both ways, so the search turns elsewhere).
     pub max_ply: usize,
     /// Whether each call builds on results held on trust (see the module
-    /// documentation) until a check of them fails. Where the answer is
-    /// the draw side's (a draw, or "not a win" against a side that only
-    /// draws) this settled king endings in 58-88% of the nodes; where
-    /// it is the other side's, the wrong trusted results hide it until
-    /// the first check: First Position's win took 10 times the nodes.
+    /// documentation) until a check of them fails. It pays where the
+    /// answer is the draw side's (a draw, or "not a win" against a side
+    /// that only draws) and costs where it is the other side's: the wrong
+    /// trusted results hide it until the first check (figures in
+    /// docs/measurements.md).
     pub trust: bool,
 }
 
 impl Default for DfpnConfig {
     fn default() -> Self {
         DfpnConfig {
-            limits: Limits::default(),
+            limits: CallLimits::default(),
             table_entries: 8_000_000,
             epsilon: 0.25,
             max_ply: 1000,
@@ -472,7 +472,7 @@ impl<'a> Dfpn<'a> {
                 Some(pn) => {
                     // The root is one node even when it is a leaf, as in
                     // alpha-beta; a leaf is settled whatever the budget.
-                    let _ = self.budget.tick(self.cfg.limits);
+                    let _ = self.budget.tick(&self.cfg.limits);
                     self.store(root, t, pn, 1, None);
                     pn
                 }
@@ -651,7 +651,7 @@ impl<'a> Dfpn<'a> {
     ) -> Pn {
         // An exhausted budget is acted on after the leaf checks below: a
         // leaf is still settled.
-        let _ = self.budget.tick(self.cfg.limits);
+        let _ = self.budget.tick(&self.cfg.limits);
         if self.budget.nodes().is_multiple_of(CHECKPOINT_LOOK_EVERY) {
             self.maybe_checkpoint();
         }

@@ -5,7 +5,9 @@
 //! else `../shared/data/ballots.tsv` (from the current directory, then from
 //! the folders above the executable), else the copy built into the program.
 
-use crate::cmd::db::{emit, StoreArg};
+mod run;
+
+use crate::cli::{emit, StoreArg};
 use anyhow::Context;
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::report;
@@ -50,7 +52,7 @@ enum BallotsCommand {
     },
     /// Run the ballot jobs: build each main line, then prove it backward
     /// from its end, storing every result (resumable: run it again).
-    Run(crate::cmd::ballots_run::RunArgs),
+    Run(run::RunArgs),
     /// Where each ballot's job stands: main line length, frontier ply
     /// (earliest proved ply) and its piece count, value, time, nodes,
     /// proof size.
@@ -93,7 +95,7 @@ enum BallotsCommand {
 pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         BallotsCommand::List { deck, json } => list(&deck, json),
-        BallotsCommand::Run(a) => crate::cmd::ballots_run::run(a),
+        BallotsCommand::Run(a) => run::run(a),
         BallotsCommand::Status { deck, store, json } => {
             let rows = statuses(&deck, &store)?;
             if json {
@@ -122,13 +124,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 fn statuses(deck: &DeckArgs, store: &StoreArg) -> anyhow::Result<Vec<report::BallotStatus>> {
     let d = deck.load()?;
-    let s = crate::cmd::db::open_existing(store)?;
+    let s = crate::cli::open_existing(store)?;
     Ok(report::status(&s, &d.select(deck.deck))?)
 }
 
 fn show(numbers: &[u32], file: Option<&std::path::Path>, store: &StoreArg) -> anyhow::Result<()> {
     let d = Deck::locate(file)?;
-    let s = crate::cmd::db::open_existing(store)?;
+    let s = crate::cli::open_existing(store)?;
     let mut o = String::new();
     for &n in numbers {
         let b = d

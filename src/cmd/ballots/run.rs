@@ -6,14 +6,14 @@
 //! committed as it is proved, so a killed or interrupted run loses at most
 //! the position in progress, and running the same command again resumes.
 
-use crate::cmd::db::StoreArg;
-use crate::cmd::solve::{SolverArg, TrustArg};
+use crate::cli::StoreArg;
+use crate::cli::{SolverArg, TrustArg};
 use crate::oracle::Needs;
 use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
-use ballots::job::{walk, Budget, PlyStatus, PositionProver, WalkEnd, WalkSummary};
+use ballots::job::{walk, PlyStatus, PositionProver, WalkBudget, WalkEnd, WalkSummary};
 use ballots::plan::{main_line, LineSources};
 use ballots::report;
 use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use solver::clock::Clock;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The ballots run when neither `--ballot` nor `--deck` is given: a small
 /// default for a first run.
@@ -195,9 +196,9 @@ struct Shared<'a> {
     manager: bool,
     /// Where df-pn's tables of open positions are kept between attempts.
     checkpoints: Option<&'a std::path::Path>,
-    budget: Budget,
+    budget: WalkBudget,
     limits: ExtendLimits,
-    stop: &'static AtomicBool,
+    stop: Arc<AtomicBool>,
 }
 
 fn end_text(s: &WalkSummary) -> String {
@@ -238,7 +239,6 @@ fn run_ballot(
         store: sh.store,
         run_id: sh.run_id.to_string(),
         settings: sh.settings,
-        stop: Some(sh.stop),
         checkpoints: sh.checkpoints,
     };
     let prover: Box<dyn PositionProver + '_> = if sh.manager {
@@ -262,7 +262,7 @@ fn run_ballot(
         prover.as_ref(),
         &mut records,
         sh.budget,
-        sh.stop,
+        &sh.stop,
         &mut |r| {
             done += 1;
             bar.set(done);
@@ -285,7 +285,7 @@ fn run_ballot(
 
 /// Runs `checkers ballots run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    let budget = Budget {
+    let budget = WalkBudget {
         ballot: crate::limits::duration(args.budget),
         position: crate::limits::duration(args.position_budget),
     };
@@ -301,7 +301,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         (args.table_entries as u128 * threads as u128)
             .checked_mul(crate::limits::TABLE_ENTRY_BYTES as u128),
     )?;
-    let stop = crate::interrupt::static_stop_flag()?;
+    let stop = crate::interrupt::stop_flag()?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let chosen = choose(&deck, &args)?;
     let path = args.store.path();
@@ -369,7 +369,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             quiet_plies: ExtendLimits::QUIET_PLIES,
             shuffle_pieces: args.egdb_pieces + 1,
         },
-        stop,
+        stop: Arc::clone(&stop),
     };
     let bars = crate::progress::Bars::new();
     let overall = bars.bar("ballots", chosen.len() as u64);
@@ -392,7 +392,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         store.finish_run(&run_id)?;
     }
     let rows = report::status(&store, &chosen)?;
-    crate::cmd::db::emit(&report::to_text(&rows))?;
+    crate::cli::emit(&report::to_text(&rows))?;
     for f in &failures {
         eprintln!("checkers: {f}");
     }
