@@ -890,25 +890,9 @@ mod tests {
             return Ok(S_LOSS);
         }
         if list.as_slice()[0].is_capture() {
-            let mut best = Value::Loss;
-            for m in list.iter() {
-                let s = pos.play_unchecked(m);
-                let v = db
-                    .probe_with_source(&s)
-                    .ok_or(Missing::Probe(s))?
-                    .0
-                    .negate();
-                best = best.max(v);
-                if best == Value::Win {
-                    break;
-                }
-            }
-            return Ok(CAPTURE
-                + match best {
-                    Value::Win => S_WIN,
-                    Value::Loss => S_LOSS,
-                    Value::Draw => S_DRAW,
-                });
+            // Captures are decided as in the build; the quiet moves are
+            // what this reference checks.
+            return capture_state(pos, db, list);
         }
         let mut count = 0usize;
         let mut best = Value::Loss;

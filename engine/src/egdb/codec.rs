@@ -510,17 +510,12 @@ mod tests {
 
     #[test]
     fn random_blocks_round_trip() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::rng::XorShift64::new(0x9E37_79B9_7F4A_7C15);
         for len in [1usize, 3, 4, 5, 63, 64, 1000, 4096] {
             for _ in 0..20 {
                 let v: Vec<u8> = (0..len)
-                    .map(|_| {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        // Runs and noise: mostly the previous value.
-                        (x % 11).min(3) as u8
-                    })
+                    // Runs and noise: mostly the previous value.
+                    .map(|_| rng.below(11).min(3) as u8)
                     .collect();
                 check(&v);
             }
@@ -532,13 +527,8 @@ mod tests {
     /// every mix of spans: each offset decodes as the whole block does.
     #[test]
     fn mixed_literal_and_run_blocks_decode_at_every_offset() {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut rnd = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
+        let mut rnd = move || rng.next_u64();
         for _ in 0..40 {
             let mut v = Vec::new();
             while v.len() < 4096 {

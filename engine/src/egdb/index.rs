@@ -834,18 +834,12 @@ mod tests {
         // Sets of 0 to 7 elements in a universe with holes.
         let universe = 0xF7DF_BEFDu32;
         let squares: Vec<u32> = (0..32).filter(|b| universe & (1 << b) != 0).collect();
-        let mut x = 0x1234_5678_9ABC_DEF0u64;
+        let mut rng = crate::rng::XorShift64::new(0x1234_5678_9ABC_DEF0);
         for _ in 0..20_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let k = (x % 8) as usize;
+            let k = rng.below(8) as usize;
             let mut set = 0u32;
             while (set.count_ones() as usize) < k {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                set |= 1 << squares[(x % squares.len() as u64) as usize];
+                set |= 1 << squares[rng.below(squares.len() as u64) as usize];
             }
             let expected: u64 = squares
                 .iter()

@@ -102,7 +102,7 @@ mod tests {
             "W:W22,K18,K17,14:BK32,K27,21,13",
             "W:W25,21,15,K11,10:BK18,14,12,5",
         ];
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut rng = crate::rng::XorShift64::new(0x2545_F491_4F6C_DD1D);
         let mut seen = 0;
         for fen in starts {
             let start = parse_fen(fen).unwrap();
@@ -126,10 +126,10 @@ mod tests {
                     if list.is_empty() {
                         break;
                     }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let m = list.iter().nth((x % list.len() as u64) as usize).unwrap();
+                    let m = list
+                        .iter()
+                        .nth(rng.below(list.len() as u64) as usize)
+                        .unwrap();
                     p = p.play_unchecked(m);
                 }
             }
