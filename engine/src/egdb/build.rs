@@ -307,11 +307,7 @@ fn capture_state(pos: &Position, db: &Egdb, list: &MoveList) -> Result<u8, Missi
     let mut best = Value::Loss;
     for m in list.iter() {
         let s = pos.play_unchecked(m);
-        let v = db
-            .probe_with_source(&s)
-            .ok_or(Missing::Probe(s))?
-            .0
-            .negate();
+        let v = mover_value(db, &s)?;
         best = best.max(v);
         if best == Value::Win {
             break;
@@ -358,22 +354,36 @@ fn quiet_state(pos: &Position, db: &Egdb) -> Result<u8, Missing> {
             let from = step(to, opposite(dir));
             let crowned = if to & ROW_7 != 0 { to } else { 0 };
             let s = Position::from_bitboards_unchecked(b ^ from ^ to, w, k | crowned, Color::White);
-            let v = db
-                .probe_with_source(&s)
-                .ok_or(Missing::Probe(s))?
-                .0
-                .negate();
+            let v = mover_value(db, &s)?;
             if v == Value::Win {
                 return Ok(S_WIN);
             }
             best = best.max(v);
         }
     }
+    counted_state(count as usize, best)
+}
+
+/// The value for the side that moved of the position `s` it moved to
+/// (probed; a missing slice is an error naming `s`).
+#[inline]
+fn mover_value(db: &Egdb, s: &Position) -> Result<Value, Missing> {
+    Ok(db
+        .probe_with_source(s)
+        .ok_or(Missing::Probe(*s))?
+        .0
+        .negate())
+}
+
+/// The first-pass state of a position with `count` moves in the slice and
+/// `best` the best value of its moves out of it (none winning).
+#[inline]
+fn counted_state(count: usize, best: Value) -> Result<u8, Missing> {
     if count == 0 {
         return Ok(if best == Value::Draw { S_DRAW } else { S_LOSS });
     }
-    if count > COUNTER as u32 {
-        return Err(Missing::TooManyMoves(count as usize));
+    if count > COUNTER as usize {
+        return Err(Missing::TooManyMoves(count));
     }
     Ok(count as u8 | if best == Value::Draw { DRAW_EXIT } else { 0 })
 }
@@ -901,24 +911,14 @@ mod tests {
             if TableKey::of(&s) == succ_key {
                 count += 1;
             } else {
-                let v = db
-                    .probe_with_source(&s)
-                    .ok_or(Missing::Probe(s))?
-                    .0
-                    .negate();
+                let v = mover_value(db, &s)?;
                 if v == Value::Win {
                     return Ok(S_WIN);
                 }
                 best = best.max(v);
             }
         }
-        if count == 0 {
-            return Ok(if best == Value::Draw { S_DRAW } else { S_LOSS });
-        }
-        if count > COUNTER as usize {
-            return Err(Missing::TooManyMoves(count));
-        }
-        Ok(count as u8 | if best == Value::Draw { DRAW_EXIT } else { 0 })
+        counted_state(count, best)
     }
 
     /// Every slice of 4 pieces solves to the same values, counts and
