@@ -81,6 +81,29 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("win"));
+    // With --json: the value, its source, and every legal move with what
+    // it is worth to the mover; a win has a winning move, and each move's
+    // value is the negated value of the position it leads to.
+    let out = egdb(dir, &["probe", FEN, "--json"]);
+    assert!(out.status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["value"], "win");
+    assert_eq!(doc["source"], "egdb");
+    assert_eq!(doc["side_to_move"], "White");
+    let moves = doc["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 6, "{doc}");
+    assert!(moves.iter().any(|m| m["value"] == "win"), "{doc}");
+    assert!(moves.iter().any(|m| m["value"] == "loss"), "{doc}");
+    for m in moves {
+        let after = egdb(dir, &["probe", m["fen"].as_str().unwrap(), "--json"]);
+        let after: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
+        let negated = match after["value"].as_str().unwrap() {
+            "win" => "loss",
+            "loss" => "win",
+            other => other,
+        };
+        assert_eq!(m["value"], negated, "{m}");
+    }
 }
 
 #[test]

@@ -115,6 +115,9 @@ fn merge_stats_export() {
     assert!(out.status.success());
     let pdn = std::fs::read_to_string(dir.join("all.pdn")).unwrap();
     assert_eq!(pdn.matches("[FEN \"").count(), 15);
+    // The tag is spelled as the PDN standard and every other writer here
+    // spell it.
+    assert_eq!(pdn.matches("[SetUp \"1\"]").count(), 15, "{pdn}");
     assert!(pdn.contains("Black to move wins (win)"), "{pdn}");
 
     // Merging again: nothing new, the contradiction is still refused.

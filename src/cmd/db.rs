@@ -219,7 +219,7 @@ fn export_jsonl(r: &ResultRecord) -> String {
 fn export_pdn(r: &ResultRecord) -> String {
     let p = &r.provenance;
     format!(
-        "[Event \"proof store result\"]\n[Setup \"1\"]\n[FEN \"{fen}\"]\n[GameType \"21\"]\n\
+        "[Event \"proof store result\"]\n[SetUp \"1\"]\n[FEN \"{fen}\"]\n[GameType \"21\"]\n\
          [Result \"*\"]\n{{{words} ({outcome}); {pieces} pieces; proved by {solver}, {nodes} nodes, \
          {millis} ms, egdb {egdb} pieces, proof size {size}, {date}, run {run}}} *\n\n",
         fen = to_fen(&r.position),

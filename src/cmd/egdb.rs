@@ -113,6 +113,13 @@ struct ProbeArgs {
     fen: String,
     #[command(flatten)]
     dir: DirArg,
+    /// One JSON object: fen, side_to_move, value (for the side to move:
+    /// win, draw or loss), source (egdb, capture-search, trivial) and
+    /// moves, each with its text, the FEN it leads to, and value (what the
+    /// move is worth to the side that plays it; null outside the
+    /// databases).
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(clap::Args)]
@@ -319,24 +326,58 @@ fn probe(a: ProbeArgs) -> anyhow::Result<()> {
     let pos = parse_fen(&a.fen).with_context(|| format!("bad FEN {:?}", a.fen))?;
     let db = Egdb::open(&dir)?;
     let n = pos.piece_count();
-    match db.probe_with_source(&pos) {
-        Some((v, src)) => {
-            let from = match src {
-                Source::Stored => "from the database",
-                Source::CaptureSearch => "by a capture search at probe time",
-                Source::Trivial => "a side has no piece",
-            };
-            println!("{v} ({from})");
-            Ok(())
-        }
-        None => anyhow::bail!(
+    let Some((v, src)) = db.probe_with_source(&pos) else {
+        anyhow::bail!(
             "{} has {n} pieces; the databases in {} cover positions up to {} pieces \
              (build more with `checkers egdb build --pieces {n}`)",
             a.fen,
             dir.display(),
             db.max_pieces()
-        ),
+        );
+    };
+    let moves: Vec<_> = db
+        .move_values(&pos)
+        .into_iter()
+        .map(|(m, mv)| {
+            let text = engine::notation::movetext::move_to_text(&pos, &m);
+            (
+                text,
+                engine::notation::fen::to_fen(&pos.play_unchecked(&m)),
+                mv,
+            )
+        })
+        .collect();
+    if a.json {
+        let moves: Vec<serde_json::Value> = moves
+            .iter()
+            .map(|(text, fen, mv)| {
+                serde_json::json!({
+                    "move": text,
+                    "fen": fen,
+                    "value": mv.map(|(v, _)| v.name()),
+                })
+            })
+            .collect();
+        let doc = serde_json::json!({
+            "fen": engine::notation::fen::to_fen(&pos),
+            "side_to_move": pos.side_to_move().name(),
+            "value": v.name(),
+            "source": src.name(),
+            "moves": moves,
+        });
+        return crate::cli::emit(&format!("{doc}\n"));
     }
+    let from = match src {
+        Source::Stored => "from the database",
+        Source::CaptureSearch => "by a capture search at probe time",
+        Source::Trivial => "a side has no piece",
+    };
+    let mut out = format!("{v} ({from})\n");
+    for (text, fen, mv) in &moves {
+        let worth = mv.map_or("not in the databases", |(v, _)| v.name());
+        out += &format!("  {text:<10} {worth:<5} -> {fen}\n");
+    }
+    crate::cli::emit(&out)
 }
 
 #[derive(Default, Clone, Copy)]

@@ -111,7 +111,38 @@ pub enum Source {
     Trivial,
 }
 
+impl Source {
+    /// A short name: `egdb`, `capture-search`, `trivial`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Source::Stored => "egdb",
+            Source::CaptureSearch => "capture-search",
+            Source::Trivial => "trivial",
+        }
+    }
+}
+
 impl Egdb {
+    /// Every legal move of `pos` with what it is worth to the side that
+    /// plays it (the negated value of the position it leads to, and how
+    /// that value was found), or `None` for a move into positions these
+    /// databases do not cover. In the order the moves are generated.
+    pub fn move_values(
+        &self,
+        pos: &Position,
+    ) -> Vec<(crate::moves::Move, Option<(Value, Source)>)> {
+        pos.moves()
+            .iter()
+            .map(|m| {
+                let next = pos.play_unchecked(m);
+                (
+                    *m,
+                    self.probe_with_source(&next).map(|(v, s)| (v.negate(), s)),
+                )
+            })
+            .collect()
+    }
+
     /// An empty database rooted at `dir` (nothing opened).
     pub fn empty(dir: &Path) -> Egdb {
         Egdb {
