@@ -106,6 +106,39 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
     }
 }
 
+/// `verify --full --pieces N` re-derives only the slices of N pieces, and
+/// says so in its count; the build says what it builds before it starts.
+#[test]
+fn a_full_verify_can_be_kept_to_one_piece_count() {
+    let tmp = common::temp_dir("egdb-verify-pieces");
+    let dir = tmp.path();
+    let out = egdb(dir, &["build", "--pieces", "3"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("slices of up to 3 pieces"), "{err}");
+    let checked = |extra: &[&str]| -> u64 {
+        let mut args = vec!["verify", "--full"];
+        args.extend_from_slice(extra);
+        let out = egdb(dir, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(text.contains(" 0 inconsistent"), "{text}");
+        let at = text.find("full check: ").unwrap() + "full check: ".len();
+        text[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let all = checked(&[]);
+    let three = checked(&["--pieces", "3"]);
+    let two = checked(&["--pieces", "2"]);
+    assert!(three > 0 && two > 0, "{three} {two}");
+    assert_eq!(three + two, all);
+    // --pieces needs --full.
+    assert!(!egdb(dir, &["verify", "--pieces", "3"]).status.success());
+}
+
 #[test]
 fn a_bad_position_is_named_and_nothing_is_built() {
     let tmp = common::temp_dir("egdb-for-bad");
