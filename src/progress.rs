@@ -129,6 +129,18 @@ impl Bar {
         }
     }
 
+    /// Ends the bar where it stands, unfinished, with `msg` saying why
+    /// (an interrupted or stuck job: the bar does not jump to its end).
+    pub fn abandon(&self, msg: &str) {
+        match &self.pb {
+            Some(pb) => pb.abandon_with_message(msg.to_string()),
+            None => {
+                let pos = self.state.lock().map(|s| s.0).unwrap_or(0);
+                eprintln!("{}", self.line(pos, msg));
+            }
+        }
+    }
+
     /// Removes the bar from the terminal (no final log line).
     pub fn clear(&self) {
         if let Some(pb) = &self.pb {
@@ -195,13 +207,10 @@ impl BuildProgress for BarProgress {
                 overall.set_position(number as u64 - 1);
                 overall.set_message(slice.to_string());
                 let bar = multi.add(ProgressBar::new(positions));
-                bar.set_style(
-                    ProgressStyle::with_template(
-                        "{prefix} [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
-                    )
-                    .expect("template")
-                    .progress_chars("=> "),
-                );
+                bar.set_style(style(
+                    "{prefix} [{bar:40}] {human_pos}/{human_len} {rate} eta {eta} {msg}",
+                    "positions",
+                ));
                 bar.set_prefix(slice.to_string());
                 *cur.lock().expect("no poisoning") = Some(bar);
             }
@@ -275,16 +284,38 @@ pub fn counter_bar(len: u64, message: &str) -> indicatif::ProgressBar {
         } else {
             indicatif::ProgressBar::new(len)
         };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{msg} {pos} [{elapsed_precise}] {per_sec}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-        );
+        bar.set_style(style("{msg} {pos} [{elapsed_precise}] {rate}", "rows"));
         bar.set_message(message.to_string());
         bar
     } else {
         eprintln!("{message}");
         indicatif::ProgressBar::hidden()
     }
+}
+
+/// `per_second` as a whole number with its unit: `955822 positions/s`
+/// (what `{rate}` shows in the templates of [`style`]).
+pub fn rate_text(per_second: f64, unit: &str) -> String {
+    if per_second.is_finite() && per_second >= 0.0 {
+        format!("{:.0} {unit}/s", per_second)
+    } else {
+        format!("- {unit}/s")
+    }
+}
+
+/// The style of `template`, which may use `{rate}`: the steps a second as
+/// a whole number with `unit` ([`rate_text`]), in place of indicatif's
+/// `{per_sec}` (fractions of a step, no unit).
+pub fn style(template: &str, unit: &'static str) -> ProgressStyle {
+    ProgressStyle::with_template(template)
+        .expect("valid template")
+        .with_key(
+            "rate",
+            move |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = w.write_str(&rate_text(state.per_sec(), unit));
+            },
+        )
+        .progress_chars("=> ")
 }
 
 /// A bar of `len` steps drawn with `template` on a terminal, hidden on a
@@ -295,10 +326,21 @@ pub fn terminal_bar(len: u64, template: &str) -> ProgressBar {
     } else {
         ProgressBar::hidden()
     };
-    bar.set_style(
-        ProgressStyle::with_template(template)
-            .expect("template")
-            .progress_chars("=> "),
-    );
+    bar.set_style(style(template, "positions"));
     bar
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::rate_text;
+
+    /// Rates are whole numbers with their unit, never indicatif's
+    /// fractions (`955,822.0794/s`); a rate not yet known says so.
+    #[test]
+    fn rates_are_whole_numbers_with_units() {
+        assert_eq!(rate_text(955_822.079_4, "positions"), "955822 positions/s");
+        assert_eq!(rate_text(0.4, "rows"), "0 rows/s");
+        assert_eq!(rate_text(f64::NAN, "rows"), "- rows/s");
+        assert_eq!(rate_text(f64::INFINITY, "rows"), "- rows/s");
+    }
 }

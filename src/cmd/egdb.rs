@@ -556,7 +556,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
             .sum();
         let bar = crate::progress::terminal_bar(
             total,
-            "verify [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta} {msg}",
+            "verify [{bar:40}] {human_pos}/{human_len} {rate} eta {eta} {msg}",
         );
         let t = Instant::now();
         let mut checked = 0u64;

@@ -279,7 +279,11 @@ fn run_ballot(
         },
     )
     .map_err(|e| anyhow::anyhow!("ballot {}: {e}", ballot.number))?;
-    bar.finish(&end_text(&summary));
+    if summary.end == WalkEnd::Complete {
+        bar.finish(&end_text(&summary));
+    } else {
+        bar.abandon(&end_text(&summary));
+    }
     Ok(summary)
 }
 
