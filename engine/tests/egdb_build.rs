@@ -322,27 +322,36 @@ fn positions_beyond_the_built_pieces_are_not_answered() {
 #[test]
 fn a_build_sets_older_format_files_aside_and_rebuilds_them() {
     let src = db();
-    let tmp = temp_dir("old-version");
-    let dir = tmp.path();
-    for s in all_slices(3) {
-        std::fs::copy(src.dir().join(s.file_name()), dir.join(s.file_name())).unwrap();
+    // Both ways into a build: every slice up to 3 pieces, and one 4-piece
+    // slice with what it needs.
+    let four = SliceKey::parse("0m2k-0m2k").unwrap();
+    for whole in [true, false] {
+        let tmp = temp_dir("old-version");
+        let dir = tmp.path();
+        for s in all_slices(3) {
+            std::fs::copy(src.dir().join(s.file_name()), dir.join(s.file_name())).unwrap();
+        }
+        let old = SliceKey::parse("0m2k-0m1k").unwrap();
+        let path = dir.join(old.file_name());
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        // Opened as it is, the file is refused with its version...
+        let e = Egdb::open(dir).err().expect("old version refused");
+        assert!(matches!(e, EgdbError::WrongVersion { found: 1, .. }), "{e}");
+        // ... and a build keeps it under another name and replaces it.
+        let db = if whole {
+            ensure(dir, 3, &NoProgress).expect("rebuild")
+        } else {
+            engine::egdb::build::ensure_slice(dir, four, &NoProgress).expect("rebuild")
+        };
+        assert_eq!(db.max_pieces(), 3, "whole: {whole}");
+        assert!(dir.join(format!("{}.v1", old.file_name())).exists());
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(src.dir().join(old.file_name())).unwrap()
+        );
     }
-    let old = SliceKey::parse("0m2k-0m1k").unwrap();
-    let path = dir.join(old.file_name());
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-    std::fs::write(&path, &bytes).unwrap();
-    // Opened as it is, the file is refused with its version...
-    let e = Egdb::open(dir).err().expect("old version refused");
-    assert!(matches!(e, EgdbError::WrongVersion { found: 1, .. }), "{e}");
-    // ... and a build keeps it under another name and replaces it.
-    let db = ensure(dir, 3, &NoProgress).expect("rebuild");
-    assert_eq!(db.max_pieces(), 3);
-    assert!(dir.join(format!("{}.v1", old.file_name())).exists());
-    assert_eq!(
-        std::fs::read(&path).unwrap(),
-        std::fs::read(src.dir().join(old.file_name())).unwrap()
-    );
 }
 
 #[test]

@@ -574,6 +574,20 @@ pub fn build_slice(
 /// to `pieces` pieces (resumable: finished slices are kept, an interrupted
 /// one is rebuilt). Creates `dir` if needed.
 pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<Egdb, EgdbError> {
+    let mut db = open_for_build(dir, pieces, progress)?;
+    let todo = missing_up_to(&db, pieces);
+    build_in_order(&mut db, todo, progress)?;
+    Ok(db)
+}
+
+/// Opens `dir` (created if needed) for a build of up to `pieces` pieces,
+/// after setting aside the slice files of an older format version
+/// ([`set_aside_old_versions`]), which the build then replaces.
+fn open_for_build(
+    dir: &Path,
+    pieces: u32,
+    progress: &dyn BuildProgress,
+) -> Result<Egdb, EgdbError> {
     if pieces > MAX_PIECES {
         return Err(EgdbError::TooManyPieces {
             pieces,
@@ -587,10 +601,7 @@ pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<E
     for note in set_aside_old_versions(dir, pieces)? {
         progress.note(&note);
     }
-    let mut db = Egdb::open(dir)?;
-    let todo = missing_up_to(&db, pieces);
-    build_in_order(&mut db, todo, progress)?;
-    Ok(db)
+    Egdb::open(dir)
 }
 
 /// The slices of up to `pieces` pieces that `db` lacks, in build order.
@@ -731,13 +742,7 @@ fn ensure_some(
     wanted: &[SliceKey],
     progress: &dyn BuildProgress,
 ) -> Result<Egdb, EgdbError> {
-    if pieces > MAX_PIECES {
-        return Err(EgdbError::TooManyPieces {
-            pieces,
-            max: MAX_PIECES,
-        });
-    }
-    let mut db = ensure(dir, 1, progress)?;
+    let mut db = open_for_build(dir, pieces, progress)?;
     let mut todo = missing_up_to(&db, pieces - 1);
     // A present slice was built after what it reads: only the missing
     // ones need their dependencies looked up.
