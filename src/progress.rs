@@ -118,22 +118,22 @@ impl Bar {
         self.update(|s| s.2 = msg.to_string());
     }
 
-    /// Ends the bar with a final message.
+    /// Ends the bar with a final message, filled to its end.
     pub fn finish(&self, msg: &str) {
-        match &self.pb {
-            Some(pb) => pb.finish_with_message(msg.to_string()),
-            None => {
-                let pos = self.state.lock().map(|s| s.0).unwrap_or(0);
-                eprintln!("{}", self.line(pos, msg));
-            }
-        }
+        self.end(msg, ProgressBar::finish_with_message);
     }
 
     /// Ends the bar where it stands, unfinished, with `msg` saying why
     /// (an interrupted or stuck job: the bar does not jump to its end).
     pub fn abandon(&self, msg: &str) {
+        self.end(msg, ProgressBar::abandon_with_message);
+    }
+
+    /// Ends the bar with `msg`: `on_terminal` on a drawn bar, else one
+    /// last log line.
+    fn end(&self, msg: &str, on_terminal: fn(&ProgressBar, String)) {
         match &self.pb {
-            Some(pb) => pb.abandon_with_message(msg.to_string()),
+            Some(pb) => on_terminal(pb, msg.to_string()),
             None => {
                 let pos = self.state.lock().map(|s| s.0).unwrap_or(0);
                 eprintln!("{}", self.line(pos, msg));

@@ -28,7 +28,7 @@
 
 use super::codec;
 use super::file::{self, Counts, SliceFile};
-use super::index::{lead_rank, TableIndex, TableKey, MAX_PIECES};
+use super::index::{lead_rank, rows_below, TableIndex, TableKey, MAX_PIECES};
 use super::probe::Egdb;
 use super::reach::reachable_slices;
 use super::slice::{all_slices, slices_with, SliceKey};
@@ -337,7 +337,8 @@ fn quiet_state(pos: &Position, db: &Egdb) -> Result<u8, Missing> {
     let empty = !(b | w);
     let men = b & !k;
     let kings = b & k;
-    let within = rows_through(lead_rank(men));
+    // Rows up to the lead row: where a man moves without passing the lead.
+    let within = rows_below(lead_rank(men) + 1);
     let mut count = 0u32;
     for dir in [Dir::DownRight, Dir::DownLeft] {
         count += (step(men, dir) & empty & within).count_ones();
@@ -386,17 +387,6 @@ fn counted_state(count: usize, best: Value) -> Result<u8, Missing> {
         return Err(Missing::TooManyMoves(count));
     }
     Ok(count as u8 | if best == Value::Draw { DRAW_EXIT } else { 0 })
-}
-
-/// Rows `0..=r` (bits `0..4(r+1)`): where a Black man may move without
-/// passing a leading man on row `r`.
-#[inline(always)]
-fn rows_through(r: u32) -> u32 {
-    if r >= 7 {
-        u32::MAX
-    } else {
-        (1u32 << (4 * (r + 1))) - 1
-    }
 }
 
 /// A frontier entry: the table number in the top byte, [`LOST`] set for
@@ -831,6 +821,17 @@ mod tests {
         assert!(all.iter().any(|s| same_size_closure(*s).len() > 3));
     }
 
+    /// Every slice of up to 3 pieces, built in a new temporary folder
+    /// (kept while the returned guard lives).
+    fn up_to_three_pieces(name: &str) -> (tempfile::TempDir, Egdb) {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("checkers-egdb-{name}-"))
+            .tempdir()
+            .unwrap();
+        let db = ensure(dir.path(), 3, &NoProgress).unwrap();
+        (dir, db)
+    }
+
     /// The heading before a build names the slices, their positions and
     /// an estimate that grows with the positions and shrinks with the
     /// threads.
@@ -865,13 +866,9 @@ mod tests {
     /// move (the table of each successor computed in full).
     #[test]
     fn bitboard_counts_agree_with_generated_moves() {
-        let dir = tempfile::Builder::new()
-            .prefix("checkers-egdb-first-pass-")
-            .tempdir()
-            .unwrap();
-        let mut db = ensure(dir.path(), 3, &NoProgress).unwrap();
+        let (_dir, mut db) = up_to_three_pieces("first-pass");
         let mut list = MoveList::new();
-        let mut leaving = 0;
+        let mut counted_with_draw_exit = 0;
         for s in slices_with(4) {
             let keys = s.tables();
             for (t, key) in keys.iter().enumerate() {
@@ -883,13 +880,16 @@ mod tests {
                         .ok()
                         .unwrap();
                     assert_eq!(fast, slow, "{s} table {t} index {i}");
-                    leaving +=
+                    counted_with_draw_exit +=
                         u32::from(fast & COUNTER != 0 && fast < DECIDED && fast & DRAW_EXIT != 0);
                 });
             }
             build_slice(s, &mut db, &NoProgress, 1, 1).unwrap();
         }
-        assert!(leaving > 0, "some counted position also has a drawing exit");
+        assert!(
+            counted_with_draw_exit > 0,
+            "some counted position also has a drawing exit"
+        );
     }
 
     /// The reference for [`first_pass`]: every legal move generated,
@@ -931,11 +931,7 @@ mod tests {
     /// propagated one position at a time.
     #[test]
     fn batched_propagation_gives_the_same_values_as_one_at_a_time() {
-        let dir = tempfile::Builder::new()
-            .prefix("checkers-egdb-batches-")
-            .tempdir()
-            .unwrap();
-        let mut db = ensure(dir.path(), 3, &NoProgress).unwrap();
+        let (_dir, mut db) = up_to_three_pieces("batches");
         for s in slices_with(4) {
             let one = solve_slice_in_batches(s, &db, &NoProgress, 1).unwrap();
             let many = solve_slice_in_batches(s, &db, &NoProgress, PROPAGATE_BATCH).unwrap();

@@ -71,7 +71,7 @@ pub fn binom(n: u32, k: u32) -> u64 {
 
 /// Rows `0..r` (bits `0..4r`).
 #[inline(always)]
-const fn rows_below(r: u32) -> u32 {
+pub(crate) const fn rows_below(r: u32) -> u32 {
     if r >= 8 {
         u32::MAX
     } else {
