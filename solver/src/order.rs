@@ -9,6 +9,30 @@ pub const MAN: i32 = 100;
 /// Value of a king, in points.
 pub const KING: i32 = 130;
 
+/// Deepest capture sequence [`resolved`] follows (captures only: each
+/// removes a piece, so this bounds a rare long exchange's cost).
+const RESOLVE_DEPTH: u32 = 8;
+
+/// Score of `pos` for its side to move once the captures it must make
+/// are made: the static [`evaluate`] of a position without a capture,
+/// else the best of its captures, each resolved the same way for the
+/// other side (captures are forced in checkers, so a static score with a
+/// capture pending is a man or more off).
+pub fn resolved(pos: &Position) -> i32 {
+    resolved_to(pos, RESOLVE_DEPTH)
+}
+
+fn resolved_to(pos: &Position, depth: u32) -> i32 {
+    if depth == 0 || !pos.has_capture() {
+        return evaluate(pos);
+    }
+    let mut best = i32::MIN;
+    for m in pos.moves().iter() {
+        best = best.max(-resolved_to(&pos.play_unchecked(m), depth - 1));
+    }
+    best
+}
+
 /// Static score of `pos` for its side to move (higher is better).
 pub fn evaluate(pos: &Position) -> i32 {
     let me = pos.side_to_move();
@@ -39,4 +63,30 @@ fn side_score(pos: &Position, c: Color) -> i32 {
         | (1 << 22);
     s += 5 * (kings & centre).count_ones() as i32;
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Position {
+        engine::notation::fen::parse_fen(fen).expect("a valid FEN")
+    }
+
+    /// A man that must be taken is counted as taken; a quiet position
+    /// keeps its static score.
+    #[test]
+    fn resolved_makes_the_forced_captures() {
+        // White to move must take 18 with 22x15 and nothing comes back:
+        // a man up, where the static score sees the material level.
+        let p = pos("W:W22,30:B18,3");
+        assert!(p.has_capture());
+        assert!(resolved(&p) >= evaluate(&p) + MAN - 20);
+        // Black to move takes back after White's capture: level again.
+        let q = pos("W:W22,30:B18,10,6");
+        let after = resolved(&q);
+        assert!((after - evaluate(&q)).abs() < MAN / 2, "{after}");
+        let quiet = pos("B:W30,31:B1,2");
+        assert_eq!(resolved(&quiet), evaluate(&quiet));
+    }
 }

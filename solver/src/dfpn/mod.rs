@@ -34,7 +34,7 @@
 use crate::budget::{Budget, CallLimits};
 use crate::clock::Instant;
 use crate::leaves::Leaves;
-use crate::order::evaluate;
+use crate::order::resolved;
 use crate::question::{child_threshold, Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use closure::Look;
@@ -216,7 +216,7 @@ const POINTS_PER_UNIT: i32 = 50;
 const MAX_INITIAL: i32 = 20;
 
 /// The numbers of a child not searched yet, from its evaluation `score`
-/// (its mover's view; [`evaluate`]): a mover that is behind is harder to
+/// (its mover's view, its forced captures made; [`resolved`]): a mover that is behind is harder to
 /// prove for and easier to refute, one that is ahead the other way round
 /// (df-pn with heuristic initial numbers, as in df-pn+). One unit per
 /// half a man, at least 1, so that the search still expands cheap-looking
@@ -245,7 +245,8 @@ struct Child {
     /// first node of its search). On the bench positions the node counts
     /// are the same as with a table read per child and step.
     last: Pn,
-    /// Its evaluation for its mover (children are searched lowest first).
+    /// Its evaluation for its mover once its forced captures are made
+    /// ([`resolved`]; children are searched lowest first).
     score: i32,
 }
 
@@ -768,7 +769,7 @@ impl<'a> Dfpn<'a> {
             } else {
                 self.settled_without_search(&child, ct)
             };
-            c.score = evaluate(&child);
+            c.score = resolved(&child);
             c.last = match c.fixed {
                 Some(v) => v,
                 None => self
