@@ -366,6 +366,16 @@ pub fn to_json(tree: &ProofTree, info: &str, max: usize) -> serde_json::Value {
     })
 }
 
+/// Whether `tree` has a move to write as PDN: not when its root is a leaf
+/// (a database or store value, or no legal move). A PDN game without a
+/// move stops some readers (pydraughts' PDNReader reads no game after
+/// it), so [`to_pdn`]'s callers leave such proofs out.
+pub fn pdn_has_moves(tree: &ProofTree) -> bool {
+    let idx = index(tree);
+    idx.get(&tree.root)
+        .is_some_and(|e| !edges(&tree.root, e, &idx).is_empty())
+}
+
 /// PDN of the proof as a game with variations: the proving side's moves,
 /// every reply of the opponent (the first as the main line, the others as
 /// variations), at most `max` moves written; a line stops at a
@@ -495,5 +505,18 @@ mod tests {
         let j = to_json(&draw, "", 100);
         assert_eq!(j["nodes"][0]["label"], "D or W");
         assert_eq!(j["nodes"][1]["label"], "L or D");
+    }
+
+    #[test]
+    fn a_proof_whose_root_is_a_leaf_has_no_pdn_game() {
+        let root = parse_fen("B:W14:B10").unwrap();
+        let tree = proofdb::testing::win_in_one(root);
+        assert!(pdn_has_moves(&tree));
+        assert!(to_pdn(&tree, "", 10).contains(&root.moves().as_slice()[0].to_string()));
+        let leaf = ProofTree {
+            nodes: vec![(root, ProofEntry::Leaf(LeafSource::Egdb))],
+            ..tree
+        };
+        assert!(!pdn_has_moves(&leaf));
     }
 }

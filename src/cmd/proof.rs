@@ -261,6 +261,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } => {
             let (proofs, _, _) = load(&src)?;
             for (p, _) in &proofs {
+                if matches!(format, Format::Pdn) && !present::pdn_has_moves(&p.tree) {
+                    eprintln!(
+                        "checkers: the {} proof of {} has no move (its root is a leaf): not \
+                         written as PDN",
+                        p.tree.question.name(),
+                        engine::notation::fen::to_fen(&p.tree.root)
+                    );
+                    continue;
+                }
                 match format {
                     Format::Dot => print!("{}", present::to_dot(&p.tree, max_nodes)),
                     Format::Json => println!("{}", present::to_json(&p.tree, &p.info, max_nodes)),
