@@ -7,7 +7,8 @@
 # (scripts/browser-test.sh, a few minutes; it installs Debian's chromium
 # when missing, so by default it runs as root or where chromedriver is
 # installed: BROWSER_TEST=0 leaves it out, 1 runs it anyway). Run on a
-# quiet machine; takes tens of minutes.
+# quiet machine; takes tens of minutes. PYDRAUGHTS_TEST=1 also reads the
+# proof PDN export back with pydraughts (scripts/proof-pdn-pydraughts.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release -- --ignored "$@"
@@ -22,4 +23,10 @@ if [ "${BROWSER_TEST:-$({ [ "$(id -u)" = 0 ] || [ -x /usr/bin/chromedriver ]; } 
   CHECKERS_BIN=target/release/checkers scripts/browser-test.sh
 else
   echo "heavy-tests: scripts/browser-test.sh left out (not root, no chromedriver; BROWSER_TEST=1 runs it)"
+fi
+if [ "${PYDRAUGHTS_TEST:-0}" = 1 ]; then
+  cargo build --release
+  scripts/proof-pdn-pydraughts.sh target/release/checkers
+else
+  echo "heavy-tests: scripts/proof-pdn-pydraughts.sh left out (it installs pydraughts from PyPI; PYDRAUGHTS_TEST=1 runs it)"
 fi

@@ -113,12 +113,12 @@ for name in sorted(os.listdir(out)):
             errors += 1
             print(f"{pcs:>3} {dbp:>2}  {fen:<46} {w:<5} error: {r['error']}")
             continue
-        res = r["result"]
+        res = r["value"]
         lo, hi = span[res]
         bad = not (order.index(lo) <= order.index(w) <= order.index(hi))
         wrong += bad
         exact += res == w
-        size = sum(p["nodes"] for p in r["proofs"])
+        size = sum(p["proof_size"] for p in r["proofs"])
         ok = all(p["verified"] for p in r["proofs"])
         print(f"{pcs:>3} {dbp:>2}  {fen:<46} {w:<5} {res or '-':<7} {r['nodes']:>11} "
               f"{r['millis']:>7} {size:>7} {r['solver']}{'' if ok else ' UNVERIFIED'}{' WRONG' if bad else ''}")

@@ -208,12 +208,12 @@ covers() {
   fi
   "$CHECKERS_BIN" db export --store "$1" >"$work/covers-store.jsonl" || return 1
   missing=$(jq -rn --slurpfile m "$work/covers-store.jsonl" --slurpfile s "$other" '
-      ($m | map({key: .fen, value: .outcome}) | from_entries) as $have
+      ($m | map({key: .fen, value: .value}) | from_entries) as $have
       | def ok($a; $b): $a == $b
           or ($a == ">=draw" and ($b == "win" or $b == "draw"))
           or ($a == "<=draw" and ($b == "loss" or $b == "draw"));
-      $s[] | select(ok(.outcome; $have[.fen] // "none") | not)
-      | "\(.fen) \(.outcome) -> \($have[.fen] // "missing")"')
+      $s[] | select(ok(.value; $have[.fen] // "none") | not)
+      | "\(.fen) \(.value) -> \($have[.fen] // "missing")"')
   if [ -n "$missing" ]; then
     echo "$2: results not in $1:" >&2
     echo "$missing" | head -5 >&2

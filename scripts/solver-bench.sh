@@ -45,10 +45,10 @@ for solver in solvers:
             t[0] += 1
             print(f"{'':>6}  {r['input']:<58} {solver:<7} error: {r['error']}")
             continue
-        size = sum(p["nodes"] for p in r["proofs"])
+        size = sum(p["proof_size"] for p in r["proofs"])
         pcs = sum(1 for c in r["fen"].split(":")[1:] for s in c[1:].split(",") if s)
-        print(f"{pcs:>6}  {r['fen']:<58} {solver:<7} {r['result'] or '-':<7} {r['nodes']:>11} {r['millis']:>7} {size:>7}")
-        t[0] += 1; t[1] += r["result"] is not None and r["result"] in ("win", "draw", "loss")
+        print(f"{pcs:>6}  {r['fen']:<58} {solver:<7} {r['value'] or '-':<7} {r['nodes']:>11} {r['millis']:>7} {size:>7}")
+        t[0] += 1; t[1] += r["value"] is not None and r["value"] in ("win", "draw", "loss")
         t[2] += r["nodes"]; t[3] += r["millis"]
 for s, (n, exact, nodes, ms) in totals.items():
     nps = nodes / (ms / 1000) if ms else 0

@@ -130,10 +130,11 @@ pub enum SolverArg {
     /// Both, cross-checked (a disagreement is an error).
     Both,
     /// Exact retrograde analysis of every position reachable down to the
-    /// databases (at most --retro-positions positions).
+    /// databases (at most 30 000 000 positions; `solve --retro-positions`
+    /// sets another limit).
     Retro,
-    /// Retrograde analysis first (with --time: at most a third of it and
-    /// 250 000 positions per second of it), then both searches,
+    /// Retrograde analysis first (under a time limit: at most a third of
+    /// it and 250 000 positions per second of it), then both searches,
     /// cross-checked, for what it leaves open.
     All,
 }
@@ -198,8 +199,9 @@ impl MoveLimitArgs {
 /// The engine's databases and table (`bestmove`, `hub`).
 #[derive(clap::Args, Clone, Debug)]
 pub struct EngineArgs {
-    /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
+    /// Endgame databases up to this many pieces (0: none), built on
+    /// first use.
+    #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
     /// Transposition table size in MiB (at most the machine's memory).
     #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]

@@ -89,6 +89,10 @@ pub fn perft_depth(text: &str) -> Result<u32, String> {
     bounded(text, 0, MAX_PERFT_DEPTH as u64, "plies").map(|n| n as u32)
 }
 
+/// The endgame databases' size every command that searches uses unless
+/// told otherwise (`--egdb-pieces`): 5 pieces, built on first use.
+pub const DEFAULT_EGDB_PIECES: u32 = 5;
+
 /// The largest piece count of the endgame databases to use, 0 (none) to
 /// [`engine::egdb::index::MAX_PIECES`].
 pub fn egdb_pieces(text: &str) -> Result<u32, String> {

@@ -5,6 +5,8 @@
 
 mod cli;
 mod cmd;
+#[cfg(test)]
+mod help_check;
 mod interrupt;
 mod limits;
 mod oracle;
@@ -19,6 +21,14 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(name = "checkers", version, about, long_about = None)]
 struct Cli {
+    /// The shared data folder (ballots.tsv, fortman-trunks.pdn,
+    /// games/acf-archive.pdn), for every command: this, else
+    /// $CHECKERS_DATA, else ../shared/data from the current folder, else
+    /// shared/data beside the checkout the executable was built in (the
+    /// folders above it). A command's own file options win over all of
+    /// these.
+    #[arg(long, global = true, value_name = "DIR")]
+    data: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -97,6 +107,11 @@ fn stdout_failed(why: &str) -> ! {
 fn main() {
     stdout_errors_end_the_program();
     let cli = Cli::parse();
+    if let Some(dir) = &cli.data {
+        // The libraries find their data through $CHECKERS_DATA; nothing
+        // else runs yet (no thread reads the environment).
+        std::env::set_var("CHECKERS_DATA", dir);
+    }
     let result = match cli.command {
         Command::Perft(a) => cmd::perft::run(a),
         Command::Bench(a) => cmd::bench::run(a),

@@ -112,7 +112,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     // line with its origins, scores and verdict.
     assert!(line.iter().all(|p| p.score.is_some()), "{line:?}");
     let shown = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args(["ballots", "show", "--ballot", "5", "--store", "s.sqlite"])
+        .args(["ballots", "show", "5", "--store", "s.sqlite"])
         .current_dir(dir)
         .env_remove("CHECKERS_STORE")
         .env_remove("CHECKERS_DATA")
@@ -131,7 +131,38 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
         shown.contains("\ndecisive from ply ") || shown.contains("\nlevel throughout"),
         "{shown}"
     );
-    assert_eq!(shown.lines().count(), 4 + line.len() + 1, "{shown}");
+    // One row per ply, each with its FEN; then the frontier and, unless
+    // the walk is complete, the open ply with the commands to paste.
+    for p in &line {
+        let fen = engine::notation::fen::to_fen(&p.position);
+        assert!(
+            shown
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{} ", p.ply)) && l.ends_with(&fen)),
+            "ply {} ({fen}) missing: {shown}",
+            p.ply
+        );
+    }
+    assert!(shown.contains("\nfrontier: ply "), "{shown}");
+    if shown.contains("\nopen: ply ") {
+        assert!(
+            shown.contains("\nnext: checkers ballots run --ballot 5 --store "),
+            "{shown}"
+        );
+        assert!(shown.contains("\n  or: checkers solve '"), "{shown}");
+    }
+    let shown_json = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(["ballots", "show", "5", "--json", "--store", "s.sqlite"])
+        .current_dir(dir)
+        .env_remove("CHECKERS_STORE")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&shown_json.stdout).unwrap();
+    assert_eq!(v["plies"].as_array().unwrap().len(), line.len());
+    assert_eq!(
+        v["plies"][line.len() - 1]["fen"],
+        engine::notation::fen::to_fen(&last.position)
+    );
 
     // Again with the same budgets: the same line, proved plies untouched.
     let out = run(

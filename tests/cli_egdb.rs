@@ -92,8 +92,8 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
     assert_eq!(doc["side_to_move"], "White");
     let moves = doc["moves"].as_array().unwrap();
     assert_eq!(moves.len(), 6, "{doc}");
-    assert!(moves.iter().any(|m| m["value"] == "win"), "{doc}");
-    assert!(moves.iter().any(|m| m["value"] == "loss"), "{doc}");
+    assert!(moves.iter().any(|m| m["move_value"] == "win"), "{doc}");
+    assert!(moves.iter().any(|m| m["move_value"] == "loss"), "{doc}");
     for m in moves {
         let after = egdb(dir, &["probe", m["fen"].as_str().unwrap(), "--json"]);
         let after: serde_json::Value = serde_json::from_slice(&after.stdout).unwrap();
@@ -102,7 +102,8 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
             "loss" => "win",
             other => other,
         };
-        assert_eq!(m["value"], negated, "{m}");
+        assert_eq!(m["move_value"], negated, "{m}");
+        assert_eq!(m["value"], after["value"], "{m}");
     }
 }
 
@@ -173,7 +174,7 @@ fn solving_one_position_builds_only_the_slices_it_can_reach() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["result"], "win");
+    assert_eq!(v["value"], "win");
     assert!(egdb(&by_build, &["build", "--pieces", "4", "--for", FEN])
         .status
         .success());

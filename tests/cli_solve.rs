@@ -26,13 +26,13 @@ fn retro_settles_king_endings_with_verified_proofs() {
     // Two kings against one win; one king against one draws (by endless
     // shuffling: the draw proofs loop).
     let v = solve_json(&["W:WK1,K3:BK32", "--solver", "retro"]);
-    assert_eq!(v["result"], "win");
+    assert_eq!(v["value"], "win");
     assert_eq!(v["solver"], "retro");
     assert_eq!(v["proofs"][0]["question"], "win");
     assert_eq!(v["proofs"][0]["verified"], true);
     assert!(v["nodes"].as_u64().unwrap() > 1000);
     let v = solve_json(&["W:WK1:BK32", "--solver", "all", "--time", "20"]);
-    assert_eq!(v["result"], "draw");
+    assert_eq!(v["value"], "draw");
     assert_eq!(v["solver"], "retro");
     let proofs = v["proofs"].as_array().unwrap();
     assert_eq!(proofs.len(), 2);
@@ -52,7 +52,7 @@ fn a_retro_cap_leaves_the_rest_to_the_searches() {
         "--question",
         "win",
     ]);
-    assert_eq!(v["result"], "win");
+    assert_eq!(v["value"], "win");
     assert_eq!(v["runs"][0]["solver"], "retro");
 }
 
@@ -96,7 +96,7 @@ fn without_building_missing_slices_are_unknown_leaves() {
         "{err}"
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(v["result"], "win");
+    assert_eq!(v["value"], "win");
     assert_eq!(v["proofs"][0]["verified"], true);
     let files = std::fs::read_dir(tmp.path()).unwrap().count();
     assert_eq!(files, 0, "nothing is built");
@@ -148,7 +148,7 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
     let dir = common::temp_dir("int");
     let store = dir.path().join("store.db");
     let before = solve_small_into(&store);
-    assert_eq!(before["result"], "win");
+    assert_eq!(before["value"], "win");
     assert!(before["nodes"].as_u64().unwrap() > 1, "{before}");
     let started = std::time::Instant::now();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_checkers"));
@@ -173,13 +173,13 @@ fn an_interrupted_solve_reports_and_exits_non_zero() {
     );
     assert!(stderr.contains("interrupted"), "{stderr}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    assert!(v["result"].is_null(), "{v}");
+    assert!(v["value"].is_null(), "{v}");
     assert!(v["runs"][0]["answer"] == "unknown", "{v}");
     assert!(store.exists());
     // Stored before the interrupted run: answered from the store (the
     // root is a stored leaf, one node).
     let after = solve_small_into(&store);
-    assert_eq!(after["result"], "win");
+    assert_eq!(after["value"], "win");
     assert_eq!(after["nodes"], 1, "{after}");
 }
 
@@ -208,8 +208,8 @@ fn an_interrupted_batch_names_the_line_it_cut_short() {
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
     assert_eq!(lines.len(), 2, "{lines:?}");
-    assert_eq!(lines[0]["result"], "win");
-    assert!(lines[1]["result"].is_null(), "{}", lines[1]);
+    assert_eq!(lines[0]["value"], "win");
+    assert!(lines[1]["value"].is_null(), "{}", lines[1]);
 }
 
 /// A solve that runs past ten seconds reports its work on stderr as it
@@ -252,7 +252,7 @@ fn trusting_loops_still_gives_verified_proofs() {
         "300000",
         "--trust-loops",
     ]);
-    assert_eq!(v["result"], ">=draw");
+    assert_eq!(v["value"], ">=draw");
     assert_eq!(v["proofs"][0]["question"], "draw");
     assert_eq!(v["proofs"][0]["loops"], true);
     assert_eq!(v["proofs"][0]["verified"], true);
@@ -264,7 +264,7 @@ fn trusting_loops_still_gives_verified_proofs() {
         "300000",
         "--trust-loops",
     ]);
-    assert_eq!(v["result"], "win");
+    assert_eq!(v["value"], "win");
     assert_eq!(v["proofs"][0]["verified"], true);
 }
 
@@ -287,14 +287,14 @@ fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
         path,
     ];
     let first = solve_json(&[&args[..], &["--nodes", "2000"]].concat());
-    assert_eq!(first["result"], serde_json::Value::Null);
+    assert_eq!(first["value"], serde_json::Value::Null);
     assert_eq!(first["resumed"], serde_json::Value::Null);
     // The open question's root numbers, to compare runs by.
     let numbers = &first["runs"][0]["numbers"];
     assert!(numbers["proof"].as_u64().unwrap() > 0, "{first}");
     assert!(numbers["disproof"].as_u64().unwrap() > 0, "{first}");
     let second = solve_json(&[&args[..], &["--nodes", "1000000"]].concat());
-    assert_eq!(second["result"], "win");
+    assert_eq!(second["value"], "win");
     assert_eq!(second["resumed"]["nodes"], first["nodes"]);
     assert_eq!(second["runs"][0]["answer"], "yes", "{second}");
     assert_eq!(second["runs"][0]["numbers"], serde_json::Value::Null);

@@ -2,6 +2,7 @@
 
 mod common;
 
+use engine::notation::fen::to_fen;
 use engine::{Color, Position, Value};
 use proofdb::{LinePlyRow, Origin, Outcome, Provenance, Store};
 use std::path::Path;
@@ -105,7 +106,7 @@ fn merge_stats_export() {
     assert_eq!(lines.len(), 15);
     for l in &lines {
         let p = engine::notation::fen::parse_fen(l["fen"].as_str().unwrap()).unwrap();
-        assert!(Outcome::from_name(l["outcome"].as_str().unwrap()).is_some());
+        assert!(Outcome::from_name(l["value"].as_str().unwrap()).is_some());
         assert_eq!(l["pieces"], p.piece_count());
     }
     let out = checkers(
@@ -202,10 +203,38 @@ fn ballots_list_status_report() {
         dir,
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["ballots"].as_array().unwrap().len(), 144);
-    assert_eq!(v["ballots"][0]["frontier_ply"], 4);
-    assert_eq!(v["ballots"][0]["frontier_pieces"], 24);
+    // JSON Lines, one object per ballot of the deck.
+    let rows: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 144);
+    let b1 = &rows[0];
+    assert_eq!(b1["frontier_ply"], 4);
+    assert_eq!(b1["frontier_pieces"], 24);
+    assert_eq!(b1["fen"], to_fen(&line[4].position));
+    assert_eq!(b1["value"], "draw");
+    // The walk stands at ply 5, with nothing proved there, and says what
+    // to run.
+    assert_eq!(b1["open"]["ply"], 5);
+    assert_eq!(b1["open"]["fen"], to_fen(&line[5].position));
+    assert_eq!(b1["open"]["question"], "value");
+    let solve = b1["open"]["next"][1].as_str().unwrap();
+    assert!(
+        solve.starts_with(&format!("checkers solve '{}' ", to_fen(&line[5].position))),
+        "{solve}"
+    );
+    // Without --deck: the ballots the store has a line for, and the open
+    // position by FEN with the commands.
+    let out = checkers(&["ballots", "status", "--store", "s.sqlite"], dir);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(t.contains("\n1 ballots: 1 with a main line"), "{t}");
+    assert!(t.contains(&to_fen(&line[5].position)), "{t}");
+    assert!(
+        t.contains("next: checkers ballots run --ballot 1 --store "),
+        "{t}"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
         .args(["ballots", "report", "--out", "rep"])
         .current_dir(dir)
@@ -213,9 +242,14 @@ fn ballots_list_status_report() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    for f in ["ballots.md", "ballots.json", "frontier.svg"] {
+    for f in ["ballots.md", "ballots.jsonl", "frontier.svg"] {
         assert!(dir.join("rep").join(f).is_file(), "{f}");
     }
+    // The plot has one column per ballot of the report (here the store's
+    // one), its proved part coloured as a draw.
+    let svg = std::fs::read_to_string(dir.join("rep/frontier.svg")).unwrap();
+    assert_eq!(svg.matches("<g><title>").count(), 1, "{svg}");
+    assert!(svg.contains(r##"fill="#4a7fd0"/><circle"##), "{svg}");
     let md = std::fs::read_to_string(dir.join("rep/ballots.md")).unwrap();
     assert!(
         md.contains("| 1 | 9-13 21-17 5-9 |  | 5 | 4 | 24 | draw (Black) |"),

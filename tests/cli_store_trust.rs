@@ -53,6 +53,8 @@ fn solved_store(dir: &Path) {
             "s.sqlite",
             "--nodes",
             "200000",
+            "--egdb-pieces",
+            "0",
         ],
         dir,
     );
@@ -183,6 +185,8 @@ fn a_changed_row_is_reported_and_not_served() {
             "s.sqlite",
             "--nodes",
             "100",
+            "--egdb-pieces",
+            "0",
         ],
         dir,
     );

@@ -13,8 +13,10 @@
 //! frontier on a level line from one on a line that already lost a man.
 
 use crate::deck::Ballot;
-use crate::score::{advantage_text, decisive_from, is_decisive, men_text, Decisive};
+use crate::score::{advantage_text, is_decisive, men_text, Decisive};
+use crate::show::{line_state, OpenPly, PlyState, NEXT_STEP_NOTE};
 use proofdb::{Outcome, Store, StoreError};
+use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -37,6 +39,8 @@ pub struct BallotStatus {
     pub frontier_ply: Option<u32>,
     /// Pieces on the board at the frontier.
     pub frontier_pieces: Option<u32>,
+    /// The frontier position (FEN).
+    pub frontier_fen: Option<String>,
     /// The value proved at the frontier (side to move there).
     pub value: Option<Outcome>,
     /// Side to move at the frontier (`Black`/`White`).
@@ -58,6 +62,12 @@ pub struct BallotStatus {
     pub frontier_score: Option<i32>,
     /// The first ply whose stored score says a side is lost.
     pub decisive: Option<Decisive>,
+    /// Where the walk stands: the position a rerun tries first and the
+    /// question open there (`None` when the line is proved from the
+    /// ballot's position on, or there is no line).
+    pub open: Option<OpenPly>,
+    /// Largest database size the line's results were proved with.
+    pub egdb_pieces: Option<u32>,
 }
 
 /// The status of each of `ballots`, in the order given.
@@ -66,17 +76,17 @@ pub fn status(store: &Store, ballots: &[&Ballot]) -> Result<Vec<BallotStatus>, S
 }
 
 fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> {
-    let line = store.main_line(b.number)?;
     let jobs = store.job_records(b.number)?;
     let mut st = BallotStatus {
         number: b.number,
         moves: b.moves_text(),
         name: b.name.clone(),
         deck: b.deck.name().to_string(),
-        line_plies: line.len() as u32,
-        last_ply: line.last().map(|p| p.ply),
+        line_plies: 0,
+        last_ply: None,
         frontier_ply: None,
         frontier_pieces: None,
+        frontier_fen: None,
         value: None,
         to_move: None,
         millis: None,
@@ -86,35 +96,44 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
         job_records: jobs.len() as u32,
         job_millis: jobs.iter().map(|j| j.millis).sum(),
         frontier_score: None,
-        decisive: decisive_from(line.iter().map(|p| (p.ply, p.score))),
+        decisive: None,
+        open: None,
+        egdb_pieces: None,
     };
-    for ply in &line {
-        let Some(rec) = store.get_record(&ply.position)? else {
-            continue;
-        };
-        if !matches!(rec.outcome, Outcome::Exact(_)) {
-            continue;
+    let Some(line) = line_state(store, b)? else {
+        return Ok(st);
+    };
+    st.line_plies = line.plies.len() as u32;
+    st.last_ply = line.plies.last().map(|p| p.ply);
+    st.decisive = line.summary.decisive;
+    st.open = line.open.clone();
+    st.egdb_pieces = line.egdb_pieces;
+    let proved: Vec<&PlyState> = line
+        .plies
+        .iter()
+        .filter(|p| matches!(p.stored, Some(Outcome::Exact(_))))
+        .collect();
+    st.proved_plies = proved.len() as u32;
+    let Some(front) = proved.first() else {
+        return Ok(st);
+    };
+    st.frontier_ply = Some(front.ply);
+    st.frontier_score = front.score;
+    st.frontier_pieces = Some(front.pieces);
+    st.frontier_fen = Some(front.valued.fen.clone());
+    st.value = front.stored;
+    st.to_move = Some(front.valued.side_to_move.to_string());
+    match &front.job {
+        Some(j) => {
+            st.millis = Some(j.effort.millis);
+            st.nodes = Some(j.effort.nodes);
+            st.proof_size = Some(j.proof_size);
         }
-        st.proved_plies += 1;
-        if st.frontier_ply.is_some() {
-            continue;
-        }
-        st.frontier_ply = Some(ply.ply);
-        st.frontier_score = ply.score;
-        st.frontier_pieces = Some(ply.position.piece_count());
-        st.value = Some(rec.outcome);
-        st.to_move = Some(ply.position.side_to_move().name().to_string());
-        match jobs.iter().find(|j| j.ply == ply.ply) {
-            Some(j) => {
-                st.millis = Some(j.millis);
-                st.nodes = Some(j.nodes);
-                st.proof_size = Some(j.proof_size);
-            }
-            None => {
-                st.millis = Some(rec.provenance.millis);
-                st.nodes = Some(rec.provenance.nodes);
-                st.proof_size = Some(rec.proof_size);
-            }
+        None => {
+            let rec = store.get_record(&front.position)?;
+            st.millis = rec.as_ref().map(|r| r.provenance.millis);
+            st.nodes = rec.as_ref().map(|r| r.provenance.nodes);
+            st.proof_size = rec.as_ref().map(|r| r.proof_size);
         }
     }
     Ok(st)
@@ -144,7 +163,7 @@ const HEADER: [&str; 12] = [
 ];
 
 /// Columns written left-aligned in the text table.
-const LEFT: [usize; 4] = [1, 2, 6, 8];
+const LEFT: [usize; 4] = [1, 2, VALUE_COLUMN, 8];
 
 fn cells(s: &BallotStatus) -> [String; 12] {
     [
@@ -200,8 +219,23 @@ pub fn summary(rows: &[BallotStatus]) -> String {
     )
 }
 
-/// A plain text table with aligned columns.
-pub fn to_text(rows: &[BallotStatus]) -> String {
+/// The ANSI colour of a value for its side to move: green a win, red a
+/// loss, cyan a draw, yellow a bound.
+fn ansi_colour(v: Outcome) -> &'static str {
+    match v {
+        Outcome::Exact(engine::Value::Win) => "\x1b[32m",
+        Outcome::Exact(engine::Value::Loss) => "\x1b[31m",
+        Outcome::Exact(engine::Value::Draw) => "\x1b[36m",
+        Outcome::AtLeastDraw | Outcome::AtMostDraw => "\x1b[33m",
+    }
+}
+
+/// Index of the `value` column.
+const VALUE_COLUMN: usize = 6;
+
+/// A plain text table with aligned columns, the value coloured when
+/// `colour` is set (for a terminal).
+pub fn to_text(rows: &[BallotStatus], colour: bool) -> String {
     let all: Vec<[String; 12]> = rows.iter().map(cells).collect();
     let mut w = HEADER.map(|h| h.len());
     for r in &all {
@@ -210,24 +244,30 @@ pub fn to_text(rows: &[BallotStatus]) -> String {
         }
     }
     let mut out = String::new();
-    let line = |cells: &[String]| {
+    let line = |cells: &[String], value: Option<Outcome>| {
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
             let pad = w[i] - c.chars().count();
+            let cell = match value {
+                Some(v) if colour && i == VALUE_COLUMN => {
+                    format!("{}{c}\x1b[0m", ansi_colour(v))
+                }
+                _ => c.clone(),
+            };
             if LEFT.contains(&i) {
-                s.push_str(c);
+                s.push_str(&cell);
                 s.push_str(&" ".repeat(pad));
             } else {
                 s.push_str(&" ".repeat(pad));
-                s.push_str(c);
+                s.push_str(&cell);
             }
             s.push_str("  ");
         }
         s.trim_end().to_string() + "\n"
     };
-    out.push_str(&line(&HEADER.map(String::from)));
-    for r in &all {
-        out.push_str(&line(r));
+    out.push_str(&line(&HEADER.map(String::from), None));
+    for (r, row) in all.iter().zip(rows) {
+        out.push_str(&line(r, row.value));
     }
     out.push_str(&summary(rows));
     out.push('\n');
@@ -254,35 +294,162 @@ pub fn to_markdown(rows: &[BallotStatus]) -> String {
     out
 }
 
-/// The rows as a JSON value: `{"summary": ..., "ballots": [...]}`.
-pub fn to_json(rows: &[BallotStatus]) -> serde_json::Value {
-    let ballots: Vec<serde_json::Value> = rows
-        .iter()
-        .map(|s| {
-            serde_json::json!({
-                "number": s.number,
-                "moves": s.moves,
-                "name": s.name,
-                "deck": s.deck,
-                "line_plies": s.line_plies,
-                "last_ply": s.last_ply,
-                "frontier_ply": s.frontier_ply,
-                "frontier_pieces": s.frontier_pieces,
-                "value": s.value.map(|v| v.name()),
-                "to_move": s.to_move,
-                "millis": s.millis,
-                "nodes": s.nodes,
-                "proof_size": s.proof_size,
-                "proved_plies": s.proved_plies,
-                "job_records": s.job_records,
-                "job_millis": s.job_millis,
-                "frontier_score": s.frontier_score,
-                "decisive_ply": s.decisive.map(|d| d.ply),
-                "decisive_score": s.decisive.map(|d| d.score),
-            })
-        })
-        .collect();
-    serde_json::json!({ "summary": summary(rows), "ballots": ballots })
+/// [`to_markdown`] followed by where each open walk stands and what to
+/// run next ([`next_text`]).
+pub fn to_markdown_with_next(rows: &[BallotStatus], store: &Path, egdb_pieces: u32) -> String {
+    let mut out = to_markdown(rows);
+    let next = next_text(rows, store, egdb_pieces);
+    if !next.is_empty() {
+        out.push_str("\n## Open positions and what to run next\n\n```\n");
+        out.push_str(&next);
+        out.push_str("```\n");
+    }
+    out
+}
+
+/// One ballot's status as `ballots status --json` writes it (one object
+/// per line; keys in docs/json.txt).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StatusJson {
+    /// ACF number.
+    pub number: u32,
+    /// The three moves.
+    pub moves: String,
+    /// Opening name, or empty.
+    pub name: String,
+    /// `deck144`, `added12` or `barred`.
+    pub deck: String,
+    /// Plies stored in its main line.
+    pub line_plies: u32,
+    /// The last ply of the main line.
+    pub last_ply: Option<u32>,
+    /// Earliest proved ply.
+    pub frontier_ply: Option<u32>,
+    /// Pieces at the frontier.
+    pub frontier_pieces: Option<u32>,
+    /// The frontier position and its value (all `null` without one).
+    #[serde(flatten)]
+    pub frontier: FrontierJson,
+    /// Work spent proving the frontier.
+    pub nodes: Option<u64>,
+    /// Time spent proving the frontier (ms).
+    pub millis: Option<u64>,
+    /// Proof size at the frontier.
+    pub proof_size: Option<u64>,
+    /// Plies with an exact stored value.
+    pub proved_plies: u32,
+    /// Job records of the ballot.
+    pub job_records: u32,
+    /// Total time of its job records (ms).
+    pub job_millis: u64,
+    /// The engine's score at the frontier (centi-men, White's view).
+    pub frontier_score: Option<i32>,
+    /// First ply flagged decisive.
+    pub decisive_ply: Option<u32>,
+    /// Its score.
+    pub decisive_score: Option<i32>,
+    /// Where the walk stands, with the commands that attack it.
+    pub open: Option<OpenJson>,
+}
+
+/// The frontier's position and value: `fen`, `side_to_move`, `value`,
+/// `label`, each `null` without a frontier.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FrontierJson {
+    /// The frontier position.
+    pub fen: Option<String>,
+    /// `Black` or `White`.
+    pub side_to_move: Option<String>,
+    /// Its value ([`Outcome::name`]).
+    pub value: Option<&'static str>,
+    /// Chinook's label of it.
+    pub label: Option<&'static str>,
+}
+
+/// The open ply and what to run next.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenJson {
+    /// The open ply.
+    #[serde(flatten)]
+    pub ply: OpenPly,
+    /// Commands that attack it ([`OpenPly::commands`]).
+    pub next: [String; 2],
+}
+
+impl BallotStatus {
+    /// The status as JSON; the commands name `store` and databases of
+    /// `egdb_pieces` pieces unless the line's results say which.
+    pub fn to_json(&self, store: &Path, egdb_pieces: u32) -> StatusJson {
+        StatusJson {
+            number: self.number,
+            moves: self.moves.clone(),
+            name: self.name.clone(),
+            deck: self.deck.clone(),
+            line_plies: self.line_plies,
+            last_ply: self.last_ply,
+            frontier_ply: self.frontier_ply,
+            frontier_pieces: self.frontier_pieces,
+            frontier: FrontierJson {
+                fen: self.frontier_fen.clone(),
+                side_to_move: self.to_move.clone(),
+                value: self.value.map(Outcome::name),
+                label: self.value.map(Outcome::label),
+            },
+            nodes: self.nodes,
+            millis: self.millis,
+            proof_size: self.proof_size,
+            proved_plies: self.proved_plies,
+            job_records: self.job_records,
+            job_millis: self.job_millis,
+            frontier_score: self.frontier_score,
+            decisive_ply: self.decisive.map(|d| d.ply),
+            decisive_score: self.decisive.map(|d| d.score),
+            open: self.open.as_ref().map(|o| OpenJson {
+                ply: o.clone(),
+                next: o.commands(self.number, store, self.egdb_pieces.unwrap_or(egdb_pieces)),
+            }),
+        }
+    }
+}
+
+/// The rows as JSON Lines: one [`StatusJson`] object per line.
+pub fn to_json_lines(rows: &[BallotStatus], store: &Path, egdb_pieces: u32) -> String {
+    rows.iter()
+        .map(|r| serde_json::to_string(&r.to_json(store, egdb_pieces)).unwrap_or_default() + "\n")
+        .collect()
+}
+
+/// Where each ballot's walk stands and what to run next, one paragraph
+/// per ballot with an open ply: the frontier and open positions by FEN
+/// and the commands that attack the open one.
+pub fn next_text(rows: &[BallotStatus], store: &Path, egdb_pieces: u32) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let Some(o) = &r.open else { continue };
+        let front = match (&r.frontier_ply, &r.frontier_fen, &r.value, &r.to_move) {
+            (Some(p), Some(f), Some(v), Some(m)) => {
+                format!("frontier ply {p} ({v}, {m} to move) {f}")
+            }
+            _ => "no ply proved".to_string(),
+        };
+        let tried = o.budget_millis.map_or("not tried yet".to_string(), |ms| {
+            format!("resisted {}", human_time(ms))
+        });
+        let [rerun, solve] = o.commands(r.number, store, r.egdb_pieces.unwrap_or(egdb_pieces));
+        let _ = write!(
+            out,
+            "ballot {}: {front}\n  open ply {} ({} pieces): {} ({tried})\n  {}\n  next: {rerun}\n    or: {solve}\n",
+            r.number,
+            o.ply,
+            o.pieces,
+            o.asks(),
+            o.valued.fen,
+        );
+    }
+    if !out.is_empty() {
+        let _ = writeln!(out, "({NEXT_STEP_NOTE})");
+    }
+    out
 }
 
 fn xml_escape(s: &str) -> String {
@@ -292,10 +459,39 @@ fn xml_escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// An SVG plot: one column per ballot, a grey bar for its main line (ply
-/// 0 at the top), a blue bar from the frontier to the line's end (the
-/// proved part), a dot at the frontier. Lower dots are worse: the goal is
-/// to push frontiers up towards ply 3.
+/// The game's result a frontier value says, from Black's point of view
+/// (the side to move at the frontier may be either).
+fn black_view(r: &BallotStatus) -> Option<Outcome> {
+    let v = r.value?;
+    Some(match r.to_move.as_deref() {
+        Some("White") => v.negate(),
+        _ => v,
+    })
+}
+
+/// The bar colour of a frontier value (Black's view) and its legend.
+const VALUE_COLOURS: [(&str, &str); 4] = [
+    ("#4a7fd0", "draw"),
+    ("#303030", "Black wins"),
+    ("#e8a33d", "White wins"),
+    ("#9bb8e0", "bound only"),
+];
+
+fn svg_colour(v: Option<Outcome>) -> &'static str {
+    match v {
+        Some(Outcome::Exact(engine::Value::Draw)) | None => VALUE_COLOURS[0].0,
+        Some(Outcome::Exact(engine::Value::Win)) => VALUE_COLOURS[1].0,
+        Some(Outcome::Exact(engine::Value::Loss)) => VALUE_COLOURS[2].0,
+        Some(_) => VALUE_COLOURS[3].0,
+    }
+}
+
+/// An SVG plot: one column per ballot of `rows` (as wide as a few
+/// ballots need, narrower for a whole deck), a grey bar for its main line
+/// (ply 0 at the top), a bar from the frontier to the line's end (the
+/// proved part) coloured by the value proved there (blue a draw, black a
+/// Black win, orange a White win), a dot at the frontier. Lower dots are
+/// worse: the goal is to push frontiers up towards ply 3.
 pub fn to_svg(rows: &[BallotStatus]) -> String {
     let n = rows.len().max(1);
     let max_ply = rows
@@ -304,9 +500,11 @@ pub fn to_svg(rows: &[BallotStatus]) -> String {
         .max()
         .unwrap_or(10)
         .max(10);
-    let col = 8.0f64;
-    let (left, top, bottom, right) = (48.0, 40.0, 40.0, 16.0);
-    let plot_w = col * n as f64;
+    // Columns 8 to 40 pixels wide, so that a few ballots still make a
+    // readable plot and a deck of 174 fits a page.
+    let col = (640.0 / n as f64).clamp(8.0, 40.0);
+    let (left, top, bottom, right) = (48.0, 56.0, 40.0, 16.0);
+    let plot_w = (col * n as f64).max(520.0);
     let plot_h = 360.0f64;
     let width = left + plot_w + right;
     let height = top + plot_h + bottom;
@@ -319,8 +517,17 @@ pub fn to_svg(rows: &[BallotStatus]) -> String {
     let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         s,
-        r#"<text x="{left}" y="16" font-size="13">Frontier ply per ballot (grey: main line, blue: proved part, dot: frontier)</text>"#
+        r#"<text x="{left}" y="16" font-size="13">Frontier ply per ballot (grey: main line, coloured: proved part, dot: frontier)</text>"#
     );
+    let mut lx = left;
+    for (fill, name) in VALUE_COLOURS {
+        let _ = writeln!(
+            s,
+            r#"<rect x="{lx:.1}" y="26" width="10" height="10" fill="{fill}"/><text x="{:.1}" y="35">{name}</text>"#,
+            lx + 14.0
+        );
+        lx += 24.0 + 6.5 * name.len() as f64;
+    }
     // Horizontal grid every 10 plies.
     let mut p = 0;
     while p <= max_ply {
@@ -343,7 +550,7 @@ pub fn to_svg(rows: &[BallotStatus]) -> String {
     for (i, r) in rows.iter().enumerate() {
         let x = left + col * i as f64;
         let title = format!(
-            "ballot {} ({}){}: line to ply {}, frontier {}",
+            "ballot {} ({}){}: line to ply {}, frontier {}{}",
             r.number,
             r.moves,
             if r.name.is_empty() {
@@ -352,7 +559,8 @@ pub fn to_svg(rows: &[BallotStatus]) -> String {
                 format!(" {}", r.name)
             },
             opt(&r.last_ply),
-            opt(&r.frontier_ply)
+            opt(&r.frontier_ply),
+            black_view(r).map_or(String::new(), |v| format!(" ({v} for Black)"))
         );
         let _ = write!(s, "<g><title>{}</title>", xml_escape(&title));
         if let Some(last) = r.last_ply {
@@ -367,18 +575,19 @@ pub fn to_svg(rows: &[BallotStatus]) -> String {
             if let Some(f) = r.frontier_ply {
                 let _ = write!(
                     s,
-                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="#4a7fd0"/><circle cx="{:.1}" cy="{:.1}" r="2.5" fill="#c03020"/>"##,
+                    r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{}"/><circle cx="{:.1}" cy="{:.1}" r="2.5" fill="#c03020"/>"##,
                     x + 1.0,
                     y(f),
                     col - 2.0,
                     y(last) - y(f),
+                    svg_colour(black_view(r)),
                     x + col / 2.0,
                     y(f)
                 );
             }
         }
         let _ = writeln!(s, "</g>");
-        if r.number % 10 == 0 || i == 0 || i + 1 == rows.len() {
+        if n <= 40 || r.number % 10 == 0 || i == 0 || i + 1 == rows.len() {
             let _ = writeln!(
                 s,
                 r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
@@ -398,15 +607,25 @@ pub fn to_svg(rows: &[BallotStatus]) -> String {
     s
 }
 
-/// Writes `ballots.md`, `ballots.json` and `frontier.svg` into `dir`
-/// (created if missing); returns the files written.
-pub fn write_report(dir: &Path, rows: &[BallotStatus]) -> std::io::Result<Vec<PathBuf>> {
+/// Writes `ballots.md`, `ballots.jsonl` and `frontier.svg` into `dir`
+/// (created if missing); returns the files written. The suggested
+/// commands name `store` and databases of `egdb_pieces` pieces unless a
+/// line's results say which.
+pub fn write_report(
+    dir: &Path,
+    rows: &[BallotStatus],
+    store: &Path,
+    egdb_pieces: u32,
+) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let files = [
-        (dir.join("ballots.md"), to_markdown(rows)),
         (
-            dir.join("ballots.json"),
-            serde_json::to_string_pretty(&to_json(rows)).unwrap_or_default() + "\n",
+            dir.join("ballots.md"),
+            to_markdown_with_next(rows, store, egdb_pieces),
+        ),
+        (
+            dir.join("ballots.jsonl"),
+            to_json_lines(rows, store, egdb_pieces),
         ),
         (dir.join("frontier.svg"), to_svg(rows)),
     ];

@@ -1,10 +1,18 @@
-//! One stored main line as text: where its plies came from, the engine's
-//! score of each position, the value the store holds for it, and whether
-//! the line is flagged decisive ([`crate::score`]).
+//! One stored main line, ply by ply: where its plies came from, the
+//! engine's score of each position, its FEN, the value the store holds
+//! for it, the job's last attempt, whether the line is flagged decisive
+//! ([`crate::score`]), and the open question where the walk stands with
+//! the commands that attack it. `ballots show`, `ballots status`,
+//! `ballots report` and the proof browser all read lines through
+//! [`line_state`].
 
 use crate::deck::Ballot;
 use crate::score::{decisive_from, men_text};
+use engine::Position;
+use proofdb::json::{Effort, Valued};
 use proofdb::{LinePlyRow, Origin, Outcome, Store, StoreError};
+use serde::Serialize;
+use std::path::Path;
 
 /// The summary of a line: plies by origin and the flag.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,57 +52,319 @@ pub fn verdict(s: &LineSummary) -> String {
     }
 }
 
-/// The main line of `ballot` as text (`None` when the store has none): a
-/// header with the plies by origin, the verdict and the end, then one
-/// row per ply: ply, move, origin, pieces, score (men, White's view),
-/// stored value (side to move).
-pub fn line_text(store: &Store, ballot: &Ballot) -> Result<Option<String>, StoreError> {
+/// The first ply the ballot job walks to: the ballot's own position,
+/// after its three moves.
+pub const FIRST_WALKED_PLY: u32 = 3;
+
+/// What the ballot job last did at a ply: keys `status`, `nodes`,
+/// `millis`, `proof_size`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct JobState {
+    /// `proved`, `partial`, `budget`, `running` or `error`.
+    pub status: &'static str,
+    /// Nodes and time of its last attempt (for an open ply, the time is
+    /// the larger of the time spent and the budget it had).
+    #[serde(flatten)]
+    pub effort: Effort,
+    /// Positions in the proof(s) it found.
+    pub proof_size: u64,
+}
+
+/// One ply of a stored main line with what the store knows of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlyState {
+    /// Plies from the start of the game.
+    pub ply: u32,
+    /// The move that reached it, PDN text (empty at ply 0).
+    #[serde(rename = "move")]
+    pub move_text: String,
+    /// `published`, `archive` or `engine`.
+    pub origin: &'static str,
+    /// The engine's score (centi-men, White's view), if stored.
+    pub score: Option<i32>,
+    /// Pieces on the board.
+    pub pieces: u32,
+    /// The position and the value or bound the store holds for it.
+    #[serde(flatten)]
+    pub valued: Valued,
+    /// Positions in the stored proof(s) of that value (`null` when none
+    /// is stored).
+    pub proof_size: Option<u64>,
+    /// The ballot job's last record of this ply.
+    pub job: Option<JobState>,
+    /// The position.
+    #[serde(skip)]
+    pub position: Position,
+    /// The stored value or bound.
+    #[serde(skip)]
+    pub stored: Option<Outcome>,
+}
+
+/// The position where the ballot's walk stands: the last ply of the line
+/// (from ply [`FIRST_WALKED_PLY`] on) without an exact stored value,
+/// which is the ply a rerun of the job tries first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpenPly {
+    /// Its ply.
+    pub ply: u32,
+    /// Pieces on the board.
+    pub pieces: u32,
+    /// The position and the bound already proved, if any.
+    #[serde(flatten)]
+    pub valued: Valued,
+    /// The question still open, as `solve --question` names it: `win`
+    /// (does the side to move win? its draw is proved), `draw` (does it
+    /// at least draw? its win is refuted) or `value` (nothing is proved
+    /// yet).
+    pub question: &'static str,
+    /// The largest budget the job gave it without settling it, in
+    /// milliseconds (`null` when the job never tried it).
+    pub budget_millis: Option<u64>,
+}
+
+impl OpenPly {
+    /// The question in words: `does Black win?`, `does White at least
+    /// draw?`, `what is the value (Black to move)?`.
+    pub fn asks(&self) -> String {
+        let side = self.valued.side_to_move;
+        match self.question {
+            "win" => format!("does {side} win? (its draw is proved)"),
+            "draw" => format!("does {side} at least draw? (its win is refuted)"),
+            _ => format!("what is the value ({side} to move)? (nothing proved yet)"),
+        }
+    }
+
+    /// The commands that attack it, ready to paste: a rerun of the
+    /// ballot's job with a budget that lets this ply have twice what it
+    /// resisted, and a `solve` of the position alone that stores what it
+    /// proves in the same store. `store` is the store's path,
+    /// `egdb_pieces` the database size to use.
+    pub fn commands(&self, ballot: u32, store: &Path, egdb_pieces: u32) -> [String; 2] {
+        let had = self.budget_millis.unwrap_or(0).div_ceil(1000);
+        let store = shell_quote(&store.display().to_string());
+        let budget = (2 * had).max(20);
+        let time = (2 * had).max(60);
+        let question = if self.question == "value" {
+            String::new()
+        } else {
+            format!(" --question {}", self.question)
+        };
+        [
+            format!(
+                "checkers ballots run --ballot {ballot} --store {store} --egdb-pieces {egdb_pieces} \
+                 --budget {budget}"
+            ),
+            format!(
+                "checkers solve '{}'{question} --egdb-pieces {egdb_pieces} --time {time} \
+                 --store {store}",
+                self.valued.fen
+            ),
+        ]
+    }
+}
+
+/// `text` quoted for a POSIX shell when it needs to be.
+fn shell_quote(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:,=@".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// What `rerun` and `solve` of [`OpenPly::commands`] do, in a sentence
+/// for a reader (the ballot walk's resuming rules, ballots::job::walk).
+pub const NEXT_STEP_NOTE: &str = "the rerun skips the proved plies and gives the open ply the \
+     larger of --position-budget and twice the budget it resisted, within --budget (df-pn goes \
+     on from its tables in STORE.dfpn unless --no-carry-over); a solve of the position alone \
+     that proves it lets the next rerun step past it";
+
+/// A ballot's stored main line, ply by ply, with what the store holds
+/// for each position, where the frontier is and where the walk stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LineState {
+    /// ACF number.
+    pub number: u32,
+    /// The three moves.
+    pub moves: String,
+    /// Plies by origin and the decisive flag.
+    #[serde(skip)]
+    pub summary: LineSummary,
+    /// [`verdict`] of the summary.
+    pub verdict: String,
+    /// Earliest ply with an exact stored value.
+    pub frontier_ply: Option<u32>,
+    /// Where the walk stands (`null` when every ply from
+    /// [`FIRST_WALKED_PLY`] on is proved).
+    pub open: Option<OpenPly>,
+    /// Largest database size the line's stored results were proved with
+    /// (`null` when none says).
+    pub egdb_pieces: Option<u32>,
+    /// Every ply, from ply 0.
+    pub plies: Vec<PlyState>,
+}
+
+/// The main line of `ballot` as the store holds it (`None` when it has
+/// none).
+pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, StoreError> {
     let rows = store.main_line(ballot.number)?;
     if rows.is_empty() {
         return Ok(None);
     }
-    let values: Vec<Option<Outcome>> = rows
+    let jobs = store.job_records(ballot.number)?;
+    let mut plies = Vec::with_capacity(rows.len());
+    let mut egdb_pieces: Option<u32> = None;
+    for p in &rows {
+        let rec = store.get_record(&p.position)?;
+        if let Some(r) = &rec {
+            if r.provenance.egdb_pieces > 0 {
+                egdb_pieces = egdb_pieces.max(Some(r.provenance.egdb_pieces));
+            }
+        }
+        let stored = rec.as_ref().map(|r| r.outcome);
+        plies.push(PlyState {
+            ply: p.ply,
+            move_text: p.move_text.clone(),
+            origin: p.origin.name(),
+            score: p.score,
+            pieces: p.position.piece_count(),
+            valued: Valued::new(&p.position, stored),
+            proof_size: rec.as_ref().map(|r| r.proof_size),
+            job: jobs.iter().find(|j| j.ply == p.ply).map(|j| JobState {
+                status: j.status.name(),
+                effort: Effort {
+                    nodes: j.nodes,
+                    millis: j.millis,
+                },
+                proof_size: j.proof_size,
+            }),
+            position: p.position,
+            stored,
+        });
+    }
+    let exact = |p: &PlyState| matches!(p.stored, Some(Outcome::Exact(_)));
+    let frontier_ply = plies.iter().find(|p| exact(p)).map(|p| p.ply);
+    let open = plies
         .iter()
-        .map(|p| store.get_record(&p.position).map(|r| r.map(|r| r.outcome)))
-        .collect::<Result<_, _>>()?;
-    let s = summarize(&rows);
-    let last = rows.last().expect("rows is not empty");
-    let value_text = |v: &Option<Outcome>, p: &LinePlyRow| {
-        v.map_or("-".to_string(), |o| {
-            format!("{o} ({})", p.position.side_to_move().name())
-        })
-    };
+        .rev()
+        .take_while(|p| p.ply >= FIRST_WALKED_PLY)
+        .find(|p| !exact(p))
+        .map(|p| OpenPly {
+            ply: p.ply,
+            pieces: p.pieces,
+            valued: p.valued.clone(),
+            question: match p.stored {
+                Some(Outcome::AtLeastDraw) => "win",
+                Some(Outcome::AtMostDraw) => "draw",
+                _ => "value",
+            },
+            budget_millis: p
+                .job
+                .as_ref()
+                .filter(|j| matches!(j.status, "partial" | "budget"))
+                .map(|j| j.effort.millis),
+        });
+    let summary = summarize(&rows);
+    Ok(Some(LineState {
+        number: ballot.number,
+        moves: ballot.moves_text(),
+        verdict: verdict(&summary),
+        summary,
+        frontier_ply,
+        open,
+        egdb_pieces,
+        plies,
+    }))
+}
+
+/// The main line of `ballot` as text (`None` when the store has none): a
+/// header with the plies by origin, the verdict and the end, then one
+/// row per ply: ply, move, origin, pieces, score (men, White's view),
+/// stored value (side to move), proof size, the job's last attempt, FEN;
+/// then the open question with the commands that attack it (databases
+/// of `egdb_pieces` pieces unless the line's results say which).
+pub fn line_text(
+    store: &Store,
+    ballot: &Ballot,
+    egdb_pieces: u32,
+) -> Result<Option<String>, StoreError> {
+    Ok(line_state(store, ballot)?.map(|l| state_text(&l, store.path(), egdb_pieces)))
+}
+
+fn value_text(p: &PlyState) -> String {
+    p.stored.map_or("-".to_string(), |o| {
+        format!("{o} ({})", p.valued.side_to_move)
+    })
+}
+
+/// [`line_text`] of a line already read.
+pub fn state_text(l: &LineState, store: &Path, egdb_pieces: u32) -> String {
+    let s = &l.summary;
+    let last = l.plies.last().expect("a stored line has a ply");
     let mut out = format!(
         "ballot {} ({}): {} plies: {} published, {} archive, {} engine\n{}\nend: ply {}, {} pieces, stored value {}\n",
-        ballot.number,
-        ballot.moves_text(),
+        l.number,
+        l.moves,
         s.last_ply,
         s.origins[0],
         s.origins[1],
         s.origins[2],
-        verdict(&s),
+        l.verdict,
         last.ply,
-        last.position.piece_count(),
-        value_text(values.last().expect("one value per row"), last),
+        last.pieces,
+        value_text(last),
     );
     out += &format!(
-        "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  value\n",
-        "ply", "move", "origin", "pieces", "score"
+        "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {:<16}  {:>10}  {:<24}  fen\n",
+        "ply", "move", "origin", "pieces", "score", "value", "proof", "job"
     );
-    for (p, v) in rows.iter().zip(&values) {
-        let row = format!(
-            "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {}",
+    for p in &l.plies {
+        let job = p.job.as_ref().map_or("-".to_string(), |j| {
+            format!(
+                "{} {} ms {} nodes",
+                j.status, j.effort.millis, j.effort.nodes
+            )
+        });
+        out += &format!(
+            "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {:<16}  {:>10}  {:<24}  {}\n",
             p.ply,
             p.move_text,
-            p.origin.name(),
-            p.position.piece_count(),
+            p.origin,
+            p.pieces,
             p.score.map_or("-".to_string(), men_text),
-            value_text(v, p)
+            value_text(p),
+            p.proof_size.map_or("-".to_string(), |n| n.to_string()),
+            job,
+            p.valued.fen
         );
-        out += row.trim_end();
-        out.push('\n');
     }
-    Ok(Some(out))
+    out += &format!(
+        "frontier: {}\n",
+        l.frontier_ply
+            .map_or("no ply proved".to_string(), |f| format!("ply {f}"))
+    );
+    match &l.open {
+        None => out += "open: none: every ply from the ballot's position on is proved\n",
+        Some(o) => {
+            let tried = o
+                .budget_millis
+                .map_or("the job has not tried it yet".to_string(), |ms| {
+                    format!("it resisted a budget of {} ms", ms)
+                });
+            out += &format!(
+                "open: ply {} ({} pieces, {} to move): {}; {tried}\n  {}\n",
+                o.ply,
+                o.pieces,
+                o.valued.side_to_move,
+                o.asks(),
+                o.valued.fen
+            );
+            let [rerun, solve] = o.commands(l.number, store, l.egdb_pieces.unwrap_or(egdb_pieces));
+            out += &format!("next: {rerun}\n  or: {solve}\n  ({NEXT_STEP_NOTE})\n");
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -127,5 +397,78 @@ mod tests {
         assert!(verdict(&level).starts_with("level throughout"));
         let old = summarize(&[row(1, Origin::Published, None)]);
         assert!(verdict(&old).starts_with("not scored"));
+    }
+
+    #[test]
+    fn the_open_ply_is_where_a_rerun_starts_and_names_its_question() {
+        use crate::deck::Deck;
+        use engine::notation::fen::to_fen;
+        use proofdb::testing::{line_from_moves, put_outcome_unverified};
+        use proofdb::{JobRecord, JobStatus, Provenance};
+        let dir = tempfile::Builder::new()
+            .prefix("show-test-")
+            .tempdir()
+            .unwrap();
+        let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+        let deck = Deck::builtin();
+        let ballot = deck.get(1).expect("ballot 1");
+        let line = line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+        store.set_main_line(1, &line).unwrap();
+        let prov = Provenance {
+            solver: "dfpn".into(),
+            egdb_pieces: 6,
+            ..Provenance::default()
+        };
+        let draw = Outcome::Exact(engine::Value::Draw);
+        for ply in [5, 6] {
+            put_outcome_unverified(&store, &line[ply].position, draw, &prov).unwrap();
+        }
+        // Ply 4: the draw of the side to move is proved, not its win; the
+        // job gave it 4.5 s.
+        put_outcome_unverified(&store, &line[4].position, Outcome::AtLeastDraw, &prov).unwrap();
+        store
+            .put_job_record(&JobRecord {
+                ballot: 1,
+                ply: 4,
+                outcome: Some(Outcome::AtLeastDraw),
+                nodes: 1000,
+                millis: 4500,
+                proof_size: 7,
+                status: JobStatus::Partial,
+                run_id: "r".into(),
+                updated: 0,
+            })
+            .unwrap();
+        let l = line_state(&store, ballot).unwrap().unwrap();
+        assert_eq!(l.frontier_ply, Some(5));
+        assert_eq!(l.egdb_pieces, Some(6));
+        assert_eq!(l.plies[6].valued.fen, to_fen(&line[6].position));
+        let o = l.open.as_ref().expect("ply 4 is open");
+        assert_eq!((o.ply, o.question, o.budget_millis), (4, "win", Some(4500)));
+        assert_eq!(o.valued.label, Some("D or W"));
+        let fen = to_fen(&line[4].position);
+        let [rerun, solve] = o.commands(1, Path::new("/tmp/a b.sqlite"), 6);
+        assert_eq!(
+            rerun,
+            "checkers ballots run --ballot 1 --store '/tmp/a b.sqlite' --egdb-pieces 6 --budget 20"
+        );
+        assert_eq!(
+            solve,
+            format!(
+                "checkers solve '{fen}' --question win --egdb-pieces 6 --time 60 \
+                 --store '/tmp/a b.sqlite'"
+            )
+        );
+        let text = state_text(&l, Path::new("s.sqlite"), 5);
+        assert!(
+            text.contains("\nopen: ply 4 (24 pieces, Black to move): does Black win?"),
+            "{text}"
+        );
+        // Once ply 4 is proved the walk stands at ply 3, where nothing is
+        // known.
+        put_outcome_unverified(&store, &line[4].position, draw, &prov).unwrap();
+        let l = line_state(&store, ballot).unwrap().unwrap();
+        let o = l.open.unwrap();
+        assert_eq!((o.ply, o.question, o.budget_millis), (3, "value", None));
     }
 }

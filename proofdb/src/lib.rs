@@ -14,6 +14,7 @@ pub mod cache;
 pub mod codec;
 pub mod error;
 pub mod jobs;
+pub mod json;
 pub mod keep;
 pub mod merge;
 pub mod outcome;

@@ -81,6 +81,18 @@ impl Outcome {
         }
     }
 
+    /// Chinook's label: `W`, `D`, `L` for exact values, `D or W` for at
+    /// least a draw, `L or D` for at most a draw.
+    pub const fn label(self) -> &'static str {
+        match self {
+            Outcome::Exact(Value::Win) => "W",
+            Outcome::Exact(Value::Draw) => "D",
+            Outcome::Exact(Value::Loss) => "L",
+            Outcome::AtLeastDraw => "D or W",
+            Outcome::AtMostDraw => "L or D",
+        }
+    }
+
     /// Parses [`Outcome::name`]'s output.
     pub fn from_name(s: &str) -> Option<Outcome> {
         Some(match s {

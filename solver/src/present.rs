@@ -290,30 +290,90 @@ pub fn to_dot(tree: &ProofTree, max: usize) -> String {
     out
 }
 
-/// JSON of at most `max` nodes (breadth first from the root).
+/// What the proof says of a node for its own side to move: the claim of
+/// `tree` as an outcome (every node of a proof holds its claim).
+fn node_outcome(tree: &ProofTree, pos: &Position) -> proofdb::Outcome {
+    match claim_label(tree.question, prover(tree), pos.side_to_move()) {
+        Label::Exact(v) => proofdb::Outcome::Exact(v),
+        Label::DrawOrWin => proofdb::Outcome::AtLeastDraw,
+        _ => proofdb::Outcome::AtMostDraw,
+    }
+}
+
+/// `prover`, `opponent` or `leaf`.
+fn kind_name(e: &ProofEntry) -> &'static str {
+    match e {
+        ProofEntry::Prover(_) => "prover",
+        ProofEntry::Opponent => "opponent",
+        ProofEntry::Leaf(_) => "leaf",
+    }
+}
+
+/// JSON of at most `max` nodes (breadth first from the root) as a graph:
+/// the root with what the proof proves (`fen`, `side_to_move`, `value`,
+/// `label`), then `nodes` (each with its `id`, position, `kind`, leaf
+/// source, and the value and Chinook label the proof gives it for its
+/// side to move) and `edges` (`parent`, `child`, `move`) between exported
+/// nodes. Keys as in docs/json.txt.
 pub fn to_json(tree: &ProofTree, info: &str, max: usize) -> serde_json::Value {
     let idx = index(tree);
     let order = bfs(tree, &idx, max);
+    let ids: HashMap<Position, usize> = order.iter().enumerate().map(|(i, p)| (*p, i)).collect();
     let nodes: Vec<serde_json::Value> = order
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(id, p)| {
             let e = idx[p];
-            let mut v = serde_json::json!({ "fen": to_fen(p), "entry": entry_text(&e) });
-            if let ProofEntry::Prover(m) = e {
-                v["move"] = serde_json::Value::String(m.to_string());
-            }
-            v
+            let o = node_outcome(tree, p);
+            serde_json::json!({
+                "id": id,
+                "fen": to_fen(p),
+                "side_to_move": p.side_to_move().name(),
+                "kind": kind_name(&e),
+                "leaf": match e {
+                    ProofEntry::Leaf(s) => Some(leaf_name(s)),
+                    _ => None,
+                },
+                "value": o.name(),
+                "label": o.label(),
+            })
         })
         .collect();
+    let mut edges_out = Vec::new();
+    for p in &order {
+        for (m, c) in edges(p, &idx[p], &idx) {
+            if let Some(&child) = ids.get(&c) {
+                edges_out.push(serde_json::json!({
+                    "parent": ids[p],
+                    "child": child,
+                    "move": m.to_string(),
+                }));
+            }
+        }
+    }
+    let root = node_outcome(tree, &tree.root);
     serde_json::json!({
-        "root": to_fen(&tree.root),
+        "fen": to_fen(&tree.root),
+        "side_to_move": tree.root.side_to_move().name(),
+        "value": root.name(),
+        "label": root.label(),
         "question": tree.question.name(),
-        "proves": tree.question.outcome().name(),
         "info": info,
-        "size": tree.nodes.len(),
+        "proof_size": tree.nodes.len(),
         "exported": nodes.len(),
         "nodes": nodes,
+        "edges": edges_out,
     })
+}
+
+/// Whether `tree` has a move to write as PDN: not when its root is a leaf
+/// (a database or store value, or no legal move). A PDN game without a
+/// move stops some readers (pydraughts' PDNReader reads no game after
+/// it), so [`to_pdn`]'s callers leave such proofs out.
+pub fn pdn_has_moves(tree: &ProofTree) -> bool {
+    let idx = index(tree);
+    idx.get(&tree.root)
+        .is_some_and(|e| !edges(&tree.root, e, &idx).is_empty())
 }
 
 /// PDN of the proof as a game with variations: the proving side's moves,
@@ -402,5 +462,61 @@ fn pdn_line(
         line.push(c0);
         pdn_line(&c0, next_number, moves.len() > 1, idx, line, budget, out);
         line.pop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+
+    #[test]
+    fn json_export_is_a_graph_with_chinooks_labels() {
+        let root = parse_fen("B:W14:B10").unwrap();
+        let tree = proofdb::testing::win_in_one(root);
+        let j = to_json(&tree, "test", 100);
+        assert_eq!(
+            (j["value"].as_str(), j["label"].as_str()),
+            (Some("win"), Some("W"))
+        );
+        let nodes = j["nodes"].as_array().unwrap();
+        assert_eq!(nodes.len(), 2, "{j}");
+        assert_eq!(nodes[0]["kind"], "prover");
+        assert_eq!(nodes[0]["label"], "W");
+        assert_eq!(nodes[1]["kind"], "leaf");
+        assert_eq!(nodes[1]["leaf"], "terminal");
+        assert_eq!(
+            (nodes[1]["value"].as_str(), nodes[1]["label"].as_str()),
+            (Some("loss"), Some("L"))
+        );
+        let edges = j["edges"].as_array().unwrap();
+        assert_eq!(edges.len(), 1);
+        assert_eq!(
+            (edges[0]["parent"].as_u64(), edges[0]["child"].as_u64()),
+            (Some(0), Some(1))
+        );
+        assert_eq!(edges[0]["move"], root.moves().as_slice()[0].to_string());
+        // A draw proof labels the prover's nodes "D or W" and the
+        // opponent's "L or D".
+        let draw = ProofTree {
+            question: Question::AtLeastDraw,
+            ..tree
+        };
+        let j = to_json(&draw, "", 100);
+        assert_eq!(j["nodes"][0]["label"], "D or W");
+        assert_eq!(j["nodes"][1]["label"], "L or D");
+    }
+
+    #[test]
+    fn a_proof_whose_root_is_a_leaf_has_no_pdn_game() {
+        let root = parse_fen("B:W14:B10").unwrap();
+        let tree = proofdb::testing::win_in_one(root);
+        assert!(pdn_has_moves(&tree));
+        assert!(to_pdn(&tree, "", 10).contains(&root.moves().as_slice()[0].to_string()));
+        let leaf = ProofTree {
+            nodes: vec![(root, ProofEntry::Leaf(LeafSource::Egdb))],
+            ..tree
+        };
+        assert!(!pdn_has_moves(&leaf));
     }
 }

@@ -1,6 +1,11 @@
 //! Both solvers against a brute-force exhaustive reference on small king
 //! endings (where repetitions, and so the graph-history interaction, are
 //! everywhere), and against each other.
+//!
+//! Each sampled check runs in the default suite on a sparser sample (a
+//! few seconds to a minute each) and in full behind `#[ignore]`
+//! (`*_full`, run by scripts/heavy-tests.sh): the same assertions, the
+//! same positions kinds, more of them.
 
 mod common;
 
@@ -135,13 +140,12 @@ fn sample(reference: &Reference, step: usize, pieces: u32) -> Vec<Position> {
         .collect()
 }
 
-#[test]
-fn one_king_against_two_kings_every_position() {
+/// One king against two: every `step`-th position.
+fn one_king_against_two_kings(step: usize) {
     let r = Reference::solve(&["W:WK18:BK29,K30", "B:WK18:BK29,K30"]);
     let s = sample(&r, 1, 3);
     assert!(s.len() > 10_000, "{} positions", s.len());
-    // Every third position to keep the run short; all must settle.
-    let s: Vec<Position> = s.into_iter().step_by(7).collect();
+    let s: Vec<Position> = s.into_iter().step_by(step).collect();
     let run = Run {
         budget: 200_000,
         decisive_must_settle: true,
@@ -163,15 +167,26 @@ fn one_king_against_two_kings_every_position() {
     );
 }
 
-/// Two kings each, one position in 4,999, searched with one table per
+#[test]
+fn one_king_against_two_kings_sampled() {
+    one_king_against_two_kings(29);
+}
+
+#[test]
+#[ignore = "heavy: scripts/heavy-tests.sh"]
+fn one_king_against_two_kings_every_seventh_position_full() {
+    one_king_against_two_kings(7);
+}
+
+/// Two kings each, one position in `step` (4,999 in full), searched with one table per
 /// solver: many draws by repetition and long wins, the graph-history
 /// interaction's natural habitat. Every answer must be right and every
 /// decisive position must settle; draws need a closed set proved without
 /// databases and may stay open, but a quarter of the runs settle.
 /// Returns df-pn's checks of trusted results.
-fn two_kings_each(trust: bool) -> TrustStats {
+fn two_kings_each(trust: bool, step: usize) -> TrustStats {
     let r = Reference::solve(&["W:WK14,K15:BK22,K23", "B:WK14,K15:BK22,K23"]);
-    let s = sample(&r, 4999, 4);
+    let s = sample(&r, step, 4);
     let run = Run {
         budget: 300_000,
         decisive_must_settle: true,
@@ -188,21 +203,48 @@ fn two_kings_each(trust: bool) -> TrustStats {
 
 #[test]
 fn two_kings_each_sampled_with_shared_tables() {
-    two_kings_each(false);
+    two_kings_each(false, 19_997);
+}
+
+#[test]
+#[ignore = "heavy: scripts/heavy-tests.sh"]
+fn two_kings_each_sampled_with_shared_tables_full() {
+    two_kings_each(false, 4999);
 }
 
 /// df-pn building on results that relied on a repetition: the sample
 /// must also make the checks both confirm and reopen trusted results (so
 /// that both ways out of a check are exercised).
-#[test]
-fn trusted_results_never_give_a_wrong_answer() {
-    let stats = two_kings_each(true);
+fn trusted_results(step: usize) {
+    let stats = two_kings_each(true, step);
     assert!(stats.held > 0 && stats.held < stats.checks, "{stats:?}");
     assert!(stats.confirmed > 0 && stats.reopened > 0, "{stats:?}");
 }
 
 #[test]
+fn trusted_results_never_give_a_wrong_answer() {
+    trusted_results(9_997);
+}
+
+#[test]
+#[ignore = "heavy: scripts/heavy-tests.sh"]
+fn trusted_results_never_give_a_wrong_answer_full() {
+    trusted_results(4999);
+}
+
+#[test]
 fn kings_and_men_with_a_reference_oracle_below() {
+    kings_and_men(7_547);
+}
+
+#[test]
+#[ignore = "heavy: scripts/heavy-tests.sh"]
+fn kings_and_men_with_a_reference_oracle_below_full() {
+    kings_and_men(1511);
+}
+
+/// Two kings against king and man, one 4-piece position in `step`.
+fn kings_and_men(step: usize) {
     // 2 kings v king and man: the oracle answers 3-piece positions, the
     // solvers search the 4-piece ones.
     let r = Reference::solve(&[
@@ -214,7 +256,7 @@ fn kings_and_men_with_a_reference_oracle_below() {
         reference: &r,
         max_pieces: 3,
     };
-    let s = sample(&r, 1511, 4);
+    let s = sample(&r, step, 4);
     let run = Run {
         budget: 300_000,
         decisive_must_settle: false,

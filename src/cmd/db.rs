@@ -201,9 +201,12 @@ fn outcome_words(pos: &Position, o: Outcome) -> String {
 }
 
 fn export_jsonl(r: &ResultRecord) -> String {
+    let position = proofdb::json::Valued::new(&r.position, Some(r.outcome));
     serde_json::json!({
-        "fen": to_fen(&r.position),
-        "outcome": r.outcome.name(),
+        "fen": position.fen,
+        "side_to_move": position.side_to_move,
+        "value": position.value,
+        "label": position.label,
         "pieces": r.position.piece_count(),
         "solver": r.provenance.solver,
         "nodes": r.provenance.nodes,

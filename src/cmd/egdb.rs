@@ -359,7 +359,8 @@ fn probe(a: ProbeArgs) -> anyhow::Result<()> {
                 serde_json::json!({
                     "move": text,
                     "fen": fen,
-                    "value": mv.map(|(v, _)| v.name()),
+                    "value": mv.map(|(v, _)| v.negate().name()),
+                    "move_value": mv.map(|(v, _)| v.name()),
                 })
             })
             .collect();
@@ -470,7 +471,7 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
                 .map(|(n, t)| t.json(&n.to_string())).collect::<Vec<_>>(),
             "total": total.json("total"),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{out}");
         return Ok(());
     }
     println!(

@@ -71,7 +71,7 @@ fn check(args: CheckArgs) -> anyhow::Result<()> {
             "legal": legal,
             "with_errors": bad.len(),
             "moves": plies,
-            "seconds": secs,
+            "millis": (secs * 1000.0).round() as u64,
             "errors": errors,
         });
         println!("{out}");

@@ -70,7 +70,8 @@ fn report(depth: u32, nodes: u64, secs: f64, json: bool) {
     let nps = if secs > 0.0 { nodes as f64 / secs } else { 0.0 };
     if json {
         println!(
-            r#"{{"depth":{depth},"nodes":{nodes},"seconds":{secs:.6},"nodes_per_second":{nps:.0}}}"#
+            r#"{{"depth":{depth},"nodes":{nodes},"millis":{},"nodes_per_second":{nps:.0}}}"#,
+            (secs * 1000.0).round() as u64
         );
     } else {
         println!("depth {depth:>2}  nodes {nodes:>16}  {secs:>9.3} s  {nps:>14.0} nodes/s");

@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(long)]
     pub fen: Option<String>,
     /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
+    #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
 }
 

@@ -123,9 +123,10 @@ enum Command {
     Verify {
         #[command(flatten)]
         src: Source,
-        /// Endgame databases up to this many pieces (0: none), for a proof
-        /// file (a store's proofs use the size each recorded).
-        #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
+        /// Endgame databases up to this many pieces (0: none; built on
+        /// first use), for a proof file (a store's proofs use the size
+        /// each recorded).
+        #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
         egdb_pieces: u32,
     },
     /// The root of each proof, what it proves, and its moves with labels
@@ -136,8 +137,8 @@ enum Command {
         /// Plies of moves to show below the root.
         #[arg(long, default_value_t = 1)]
         depth: usize,
-        /// Endgame databases for leaf values (0: none).
-        #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
+        /// Endgame databases for leaf values (0: none; built on first use).
+        #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
         egdb_pieces: u32,
         /// JSON output.
         #[arg(long)]
@@ -228,13 +229,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     let idx = present::index(&p.tree);
                     let moves: Vec<_> = present::move_labels(&p.tree, &idx, &p.tree.root, oracle.as_ref(), results.as_ref())
                         .into_iter()
-                        .map(|(m, l)| serde_json::json!({ "move": m.to_string(), "label": l.to_string() }))
+                        .map(|(m, l)| serde_json::json!({ "move": m.to_string(), "move_label": l.to_string() }))
                         .collect();
+                    let root =
+                        proofdb::json::Valued::new(&p.tree.root, Some(p.tree.question.outcome()));
                     let v = serde_json::json!({
-                        "root": engine::notation::fen::to_fen(&p.tree.root),
+                        "fen": root.fen,
+                        "side_to_move": root.side_to_move,
+                        "value": root.value,
+                        "label": root.label,
                         "question": p.tree.question.name(),
-                        "proves": p.tree.question.outcome().name(),
-                        "size": p.tree.nodes.len(),
+                        "proof_size": p.tree.nodes.len(),
                         "source": p.info,
                         "moves": moves,
                     });
@@ -256,6 +261,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         } => {
             let (proofs, _, _) = load(&src)?;
             for (p, _) in &proofs {
+                if matches!(format, Format::Pdn) && !present::pdn_has_moves(&p.tree) {
+                    eprintln!(
+                        "checkers: the {} proof of {} has no move (its root is a leaf): not \
+                         written as PDN",
+                        p.tree.question.name(),
+                        engine::notation::fen::to_fen(&p.tree.root)
+                    );
+                    continue;
+                }
                 match format {
                     Format::Dot => print!("{}", present::to_dot(&p.tree, max_nodes)),
                     Format::Json => println!("{}", present::to_json(&p.tree, &p.info, max_nodes)),

@@ -24,10 +24,10 @@ pub struct Args {
     pub bind: String,
     /// Endgame databases up to this many pieces (0: none); built first if
     /// missing, unless CHECKERS_EGDB_BUILD=no.
-    #[arg(long, default_value_t = 5, value_parser = crate::limits::egdb_pieces)]
+    #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
-    /// Ballot table (default: $CHECKERS_DATA/ballots.tsv, else
-    /// ../shared/data/ballots.tsv, else the built-in copy).
+    /// Ballot table (default: ballots.tsv in the data folder, see
+    /// --data; else the built-in copy).
     #[arg(long, value_name = "FILE")]
     pub ballots_file: Option<PathBuf>,
 }

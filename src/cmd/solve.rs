@@ -63,8 +63,9 @@ pub struct Args {
     /// time.
     #[arg(long)]
     pub wall_clock: bool,
-    /// Endgame databases up to this many pieces (0: none).
-    #[arg(long, default_value_t = 0, value_parser = crate::limits::egdb_pieces)]
+    /// Endgame databases up to this many pieces (0: none), built on
+    /// first use ($CHECKERS_EGDB, else ~/.cache/checkers/egdb).
+    #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
     /// Write the verified proofs to this file (format: docs/proof-format.txt).
     #[arg(long)]
@@ -117,7 +118,7 @@ pub struct Args {
     /// settled result is written to it with its verified proof trees.
     #[arg(long, value_name = "FILE", conflicts_with = "no_proof")]
     pub store: Option<PathBuf>,
-    /// JSON output (JSON Lines with --batch).
+    /// JSON Lines: one object per position (docs/json.txt).
     #[arg(long)]
     pub json: bool,
 }
@@ -321,7 +322,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     drop(report);
     let rep = rep?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report_json(&rep))?);
+        println!("{}", report_json(&rep));
     } else {
         print_report(&rep);
     }
@@ -587,8 +588,9 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
         .map(|p| {
             serde_json::json!({
                 "question": p.tree.question.name(),
-                "proves": p.tree.question.outcome().name(),
-                "nodes": p.report.nodes,
+                "value": p.tree.question.outcome().name(),
+                "label": p.tree.question.outcome().label(),
+                "proof_size": p.report.nodes,
                 "leaves": p.report.leaves,
                 "depth": p.report.depth,
                 "loops": p.report.has_cycles,
@@ -597,9 +599,12 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
             })
         })
         .collect();
+    let position = proofdb::json::Valued::new(&rep.root, rep.outcome);
     serde_json::json!({
-        "fen": to_fen(&rep.root),
-        "result": rep.outcome.map(|o| o.name()),
+        "fen": position.fen,
+        "side_to_move": position.side_to_move,
+        "value": position.value,
+        "label": position.label,
         "best": rep.best_move.map(|m| m.to_string()),
         "nodes": rep.provenance.nodes,
         "millis": rep.provenance.millis,

@@ -3,12 +3,11 @@
 
 use super::error::ApiError;
 use super::position::Board;
-use super::value::{label, Known};
+use super::value::Known;
 use super::Browser;
 use ballots::deck::Ballot;
 use ballots::report;
 use ballots::score::men_text;
-use ballots::show::{summarize, verdict};
 use serde::Serialize;
 
 /// The job record of one ply, as far as the page shows it.
@@ -86,17 +85,15 @@ impl Browser {
             .parse()
             .map_err(|_| ApiError::BadBallot(text.to_string()))?;
         let b = self.ballot(number)?;
-        let rows = self.store.main_line(number)?;
-        if rows.is_empty() {
+        let Some(line) = ballots::show::line_state(&self.store, b)? else {
             return Err(ApiError::NoMainLine {
                 number,
                 store: self.store.path().display().to_string(),
             });
-        }
-        let jobs = self.store.job_records(number)?;
-        let mut plies = Vec::with_capacity(rows.len());
+        };
+        let mut plies = Vec::with_capacity(line.plies.len());
         let mut frontier_ply = None;
-        for p in &rows {
+        for p in &line.plies {
             let (outcome, value) = self.value_of(&p.position)?;
             if frontier_ply.is_none() && matches!(outcome, Some(proofdb::Outcome::Exact(_))) {
                 frontier_ply = Some(p.ply);
@@ -104,35 +101,34 @@ impl Browser {
             plies.push(PlyView {
                 ply: p.ply,
                 move_text: p.move_text.clone(),
-                origin: p.origin.name(),
+                origin: p.origin,
                 score: p.score,
                 score_text: p.score.map(men_text),
                 board: Board::of(&p.position),
                 value,
-                job: jobs.iter().find(|j| j.ply == p.ply).map(|j| JobView {
-                    status: j.status.name(),
+                job: p.job.as_ref().map(|j| JobView {
+                    status: j.status,
                     proof_size: j.proof_size,
-                    nodes: j.nodes,
-                    millis: j.millis,
+                    nodes: j.effort.nodes,
+                    millis: j.effort.millis,
                 }),
             });
         }
-        let s = summarize(&rows);
         Ok(BallotView {
             number,
-            moves: b.moves_text(),
+            moves: line.moves,
             name: b.name.clone(),
             deck: b.deck.name(),
-            origins: s.origins,
-            verdict: verdict(&s),
+            origins: line.summary.origins,
+            verdict: line.verdict,
             frontier_ply,
             plies,
         })
     }
 
     /// The `/api/ballots` answer: the store's ballots (those with a row
-    /// or a main line) as `ballots status --json` gives them, each with
-    /// Chinook's label of its frontier value.
+    /// or a main line) as `ballots status --json` gives them (with
+    /// Chinook's label of the frontier value).
     pub fn ballot_list(&self) -> Result<serde_json::Value, ApiError> {
         let mut numbers: Vec<u32> = self.store.ballots()?.iter().map(|r| r.number).collect();
         numbers.extend(self.store.ballots_with_lines()?);
@@ -140,13 +136,15 @@ impl Browser {
         numbers.dedup();
         let chosen: Vec<&Ballot> = numbers.iter().filter_map(|&n| self.deck.get(n)).collect();
         let rows = report::status(&self.store, &chosen)?;
-        let mut json = report::to_json(&rows);
-        if let Some(list) = json["ballots"].as_array_mut() {
-            for (entry, row) in list.iter_mut().zip(&rows) {
-                entry["label"] = row.value.map(label).into();
-            }
-        }
-        json["store"] = self.store.path().display().to_string().into();
+        let list: Vec<report::StatusJson> = rows
+            .iter()
+            .map(|r| r.to_json(self.store.path(), self.egdb_pieces))
+            .collect();
+        let json = serde_json::json!({
+            "summary": report::summary(&rows),
+            "store": self.store.path().display().to_string(),
+            "ballots": list,
+        });
         Ok(json)
     }
 }

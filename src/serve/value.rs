@@ -46,14 +46,7 @@ pub struct Known {
 /// Chinook's label of an outcome: `W`, `D`, `L` for exact values, `D or
 /// W` for at least a draw, `L or D` for at most a draw.
 pub fn label(outcome: Outcome) -> &'static str {
-    use engine::Value;
-    match outcome {
-        Outcome::Exact(Value::Win) => "W",
-        Outcome::Exact(Value::Draw) => "D",
-        Outcome::Exact(Value::Loss) => "L",
-        Outcome::AtLeastDraw => "D or W",
-        Outcome::AtMostDraw => "L or D",
-    }
+    outcome.label()
 }
 
 impl Known {

@@ -55,7 +55,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 10.0, value_name = "SECS", value_parser = crate::limits::seconds)]
     pub position_budget: f64,
     /// Endgame databases up to this many pieces (built on first use).
-    #[arg(long, default_value_t = 5, value_parser = crate::limits::egdb_pieces)]
+    #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
     #[command(flatten)]
     pub store: StoreArg,
@@ -258,7 +258,7 @@ fn run_ballot(
     let mut done = 0;
     let summary = walk(
         &line,
-        3,
+        ballots::show::FIRST_WALKED_PLY as usize,
         prover.as_ref(),
         &mut records,
         sh.budget,
@@ -396,7 +396,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         store.finish_run(&run_id)?;
     }
     let rows = report::status(&store, &chosen)?;
-    crate::cli::emit(&report::to_text(&rows))?;
+    let mut text = report::to_text(&rows, std::io::IsTerminal::is_terminal(&std::io::stdout()));
+    let next = report::next_text(&rows, &super::pasteable(&path), args.egdb_pieces);
+    if !next.is_empty() {
+        text += "\n";
+        text += &next;
+    }
+    crate::cli::emit(&text)?;
     for f in &failures {
         eprintln!("checkers: {f}");
     }
