@@ -174,41 +174,67 @@ fn solve_slice_in_batches(
 
     let forward_seconds = started.elapsed().as_secs_f64();
 
-    // 2. Propagation.
-    let mut frontier: Vec<u64> = Vec::new();
+    // 2. Propagation, level by level. The positions decided at a level
+    // are one bit each in `level` (a bitmap per table, not a list of
+    // entries: a list took 8 bytes for each of the many positions the
+    // forward pass decides, more than the states themselves); whether
+    // one is lost is read from its state.
+    let level = Frontier::new(&tables);
+    let next = Frontier::new(&tables);
     for (t, st) in states.iter().enumerate() {
-        let found: Vec<u64> = st
-            .par_iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                let v = s.load(Relaxed);
-                let lost = if v & !CAPTURE == S_LOSS { LOST } else { 0 };
-                (v == S_WIN || v == S_LOSS || v == S_WIN + CAPTURE || v == S_LOSS + CAPTURE)
-                    .then_some((t as u64) << 56 | lost | i as u64)
-            })
-            .collect();
-        frontier.extend(found);
+        st.par_chunks(64).enumerate().for_each(|(w, chunk)| {
+            let mut word = 0u64;
+            for (b, s) in chunk.iter().enumerate() {
+                let v = s.load(Relaxed) & !CAPTURE;
+                if v == S_WIN || v == S_LOSS {
+                    word |= 1 << b;
+                }
+            }
+            level.words[t][w].store(word, Relaxed);
+        });
     }
+    let (mut level, mut next) = (level, next);
     let mut levels = 0;
-    while !frontier.is_empty() {
+    loop {
+        let decided = level.count();
+        if decided == 0 {
+            break;
+        }
         levels += 1;
-        progress.propagating(levels, frontier.len() as u64);
-        frontier = frontier
-            .par_chunks(4096)
-            .fold(Vec::new, |mut next, chunk| {
+        progress.propagating(levels, decided);
+        for (t, words) in level.words.iter().enumerate() {
+            words.par_chunks(64).enumerate().for_each(|(c, chunk)| {
+                let mut entries = Vec::with_capacity(batch);
                 let mut preds = Vec::new();
-                for entries in chunk.chunks(batch) {
-                    propagate_batch(entries, &tables, &keys, &states, &mut preds, &mut next);
+                let mut found = Vec::new();
+                let mut flush = |entries: &mut Vec<u64>, found: &mut Vec<u64>| {
+                    propagate_batch(entries, &tables, &keys, &states, &mut preds, found);
+                    entries.clear();
+                    for &e in found.iter() {
+                        next.set((e >> 56) as usize, e & INDEX_BITS);
+                    }
+                    found.clear();
+                };
+                for (k, word) in chunk.iter().enumerate() {
+                    let mut bits = word.load(Relaxed);
+                    while bits != 0 {
+                        let i = ((c * 64 + k) * 64) as u64 + bits.trailing_zeros() as u64;
+                        bits &= bits - 1;
+                        let v = states[t][i as usize].load(Relaxed) & !CAPTURE;
+                        let lost = if v == S_LOSS { LOST } else { 0 };
+                        entries.push((t as u64) << 56 | lost | i);
+                        if entries.len() == batch {
+                            flush(&mut entries, &mut found);
+                        }
+                    }
                 }
-                next
-            })
-            .reduce(Vec::new, |mut a, mut b| {
-                if a.len() < b.len() {
-                    std::mem::swap(&mut a, &mut b);
+                if !entries.is_empty() {
+                    flush(&mut entries, &mut found);
                 }
-                a.extend(b);
-                a
             });
+        }
+        level.clear();
+        std::mem::swap(&mut level, &mut next);
     }
 
     let propagation_seconds = started.elapsed().as_secs_f64() - forward_seconds;
@@ -251,6 +277,48 @@ fn solve_slice_in_batches(
         levels,
         step_seconds: [forward_seconds, propagation_seconds, values_seconds],
     })
+}
+
+/// The positions decided at one propagation level: a bit per position of
+/// each table of a slice.
+struct Frontier {
+    words: Vec<Vec<std::sync::atomic::AtomicU64>>,
+}
+
+impl Frontier {
+    /// An empty frontier for `tables`.
+    fn new(tables: &[TableIndex]) -> Frontier {
+        let words = tables
+            .iter()
+            .map(|t| {
+                std::iter::repeat_with(|| std::sync::atomic::AtomicU64::new(0))
+                    .take((t.size() as usize).div_ceil(64))
+                    .collect()
+            })
+            .collect();
+        Frontier { words }
+    }
+
+    /// Marks position `idx` of table `t`.
+    #[inline]
+    fn set(&self, t: usize, idx: u64) {
+        self.words[t][(idx / 64) as usize].fetch_or(1 << (idx % 64), Relaxed);
+    }
+
+    /// Positions marked.
+    fn count(&self) -> u64 {
+        self.words
+            .iter()
+            .map(|w| w.par_iter().map(|x| x.load(Relaxed).count_ones() as u64).sum::<u64>())
+            .sum()
+    }
+
+    /// Unmarks every position.
+    fn clear(&self) {
+        for w in &self.words {
+            w.par_iter().for_each(|x| x.store(0, Relaxed));
+        }
+    }
 }
 
 /// The result of [`solve_slice`].
