@@ -1,8 +1,8 @@
 //! The playing search: iterative deepening, PVS with aspiration windows,
 //! a two-level transposition table, enhanced transposition cutoffs,
 //! killer and history ordering, capture play-out, extensions and
-//! reductions, exact values from an [`Oracle`], draw differentiation and
-//! repetition detection. Single thread; interruptible through a stop flag.
+//! reductions, exact values and proved bounds from an [`Oracle`], draw
+//! differentiation and repetition detection. Single thread; interruptible through a stop flag.
 //!
 //! Scores are centi-men (a man = 100) from the side to move's point of
 //! view. Beyond the heuristic range:
@@ -14,7 +14,10 @@
 //! - an oracle draw scores 0, or with draw differentiation a value in
 //!   -8..=+33 (from -1/12 to +1/3 of a man, Chinook's band) from the root
 //!   side's point of view, taken from a capture play-out with the oracle off;
-//! - a repetition on the game history plus search path is a draw (0).
+//! - a repetition on the game history plus search path is a draw (0);
+//! - a proved bound (at least / at most a draw, [`Oracle::probe_range`])
+//!   cuts when the window lies beyond its draw end (score 0) and otherwise
+//!   holds the searched score between 0 and the oracle win or loss score.
 //!
 //! Any score with absolute value above [`WIN_THRESHOLD`] is a proven
 //! win or loss.
@@ -144,6 +147,19 @@ pub struct Searcher {
     probe_max_pieces: u32,
 }
 
+/// The score of a bound `v` on the value of a position at `ply` (the
+/// highest score of that value when `upper`, else the lowest): a draw is
+/// 0, an oracle win or loss as [`Searcher`] scores them, with the
+/// evaluation's tie-break at its end of the range.
+fn bound_score(v: Value, ply: usize, upper: bool) -> i32 {
+    let tie = if upper { 15 } else { -15 };
+    match v {
+        Value::Draw => 0,
+        Value::Win => ORACLE_WIN - 16 * ply as i32 + tie,
+        Value::Loss => -(ORACLE_WIN - 16 * ply as i32) + tie,
+    }
+}
+
 #[inline(always)]
 fn to_tt(score: i32, ply: usize) -> i32 {
     if score > WIN_THRESHOLD {
@@ -268,6 +284,22 @@ impl Searcher {
         history: &[Position],
         progress: &mut dyn FnMut(&Iteration),
     ) -> SearchResult {
+        self.search_among(pos, limits, oracle, history, None, progress)
+    }
+
+    /// As [`Searcher::search_with_progress`], choosing only among the
+    /// root moves `among` (the legal moves equal to one of them; all legal
+    /// moves when `None`, or when none of them is legal): a caller that
+    /// knows some moves to lose a proved value leaves them out.
+    pub fn search_among(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        oracle: &dyn Oracle,
+        history: &[Position],
+        among: Option<&[Move]>,
+        progress: &mut dyn FnMut(&Iteration),
+    ) -> SearchResult {
         let start = Instant::now();
         self.stop.store(false, Ordering::Relaxed);
         self.aborted = false;
@@ -285,6 +317,16 @@ impl Searcher {
         self.oracle_on = true;
 
         let mut root_moves: Vec<Move> = pos.moves().iter().copied().collect();
+        if let Some(among) = among {
+            let kept: Vec<Move> = root_moves
+                .iter()
+                .filter(|m| among.iter().any(|a| a.same_move(m)))
+                .copied()
+                .collect();
+            if !kept.is_empty() {
+                root_moves = kept;
+            }
+        }
         let mut result = SearchResult {
             best_move: root_moves.first().copied(),
             score: if root_moves.is_empty() { -MATE } else { 0 },
@@ -832,10 +874,71 @@ impl Searcher {
             self.nodes += 1;
             return 0;
         }
-        if let Some(v) = self.probe(pos, oracle) {
-            self.nodes += 1;
-            return self.exact_score(pos, v, ply, oracle);
+        let range = if self.oracle_on && pos.piece_count() <= self.probe_max_pieces {
+            oracle.probe_range(pos)
+        } else {
+            None
+        };
+        match range {
+            Some((lo, hi)) if lo == hi => {
+                self.nodes += 1;
+                self.exact_score(pos, lo, ply, oracle)
+            }
+            Some((lo, hi)) => {
+                // A proved bound: it cuts when the window lies beyond it,
+                // and otherwise holds the searched score inside it.
+                let (low, high) = (bound_score(lo, ply, false), bound_score(hi, ply, true));
+                if low >= beta {
+                    self.nodes += 1;
+                    return low;
+                }
+                if high <= alpha {
+                    self.nodes += 1;
+                    return high;
+                }
+                self.expand(
+                    pos,
+                    h,
+                    alpha,
+                    beta,
+                    depth,
+                    ply,
+                    pv_node,
+                    prev_capture,
+                    oracle,
+                )
+                .clamp(low, high)
+            }
+            None => self.expand(
+                pos,
+                h,
+                alpha,
+                beta,
+                depth,
+                ply,
+                pv_node,
+                prev_capture,
+                oracle,
+            ),
         }
+    }
+
+    /// The part of [`Searcher::pvs`] past the repetition and oracle
+    /// checks (same contract): capture play-out at the horizon, else the
+    /// table and the moves.
+    #[allow(clippy::too_many_arguments)]
+    fn expand(
+        &mut self,
+        pos: &Position,
+        h: u64,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        ply: usize,
+        pv_node: bool,
+        prev_capture: bool,
+        oracle: &dyn Oracle,
+    ) -> i32 {
         if depth <= 0 || ply >= MAX_PLY - 2 {
             if self.options.quiescence {
                 return self.quiesce(pos, alpha, beta, ply, oracle);
