@@ -204,6 +204,12 @@ pub struct EngineArgs {
     /// Transposition table size in MiB (at most the machine's memory).
     #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
     pub tt_mb: usize,
+    /// Play with this proof store (read-only, never written): its proved
+    /// positions are exact leaves or bounds of the search, and a proved
+    /// root plays a move that keeps its value (a win proof's move at
+    /// once). No store is used unless given.
+    #[arg(long, value_name = "FILE")]
+    pub store: Option<PathBuf>,
 }
 
 /// Turns the command-line limits into search limits.

@@ -1,7 +1,8 @@
 //! Where commands get their exact-value sources: the endgame databases
 //! (built on first use), of one size or of each size a store's proofs
-//! recorded. (The proof store's results are opened by the commands that
-//! use a store.)
+//! recorded, and for the engine commands (`bestmove`, `play`, `hub`,
+//! `match`) a proof store's proved results beside them
+//! ([`open_proved`], used through [`solver::proved`]).
 
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::slices_with;
@@ -137,4 +138,23 @@ impl solver::storecheck::OracleBySize for OraclesBySize {
             .map(|o| o.as_ref())
             .ok_or_else(|| format!("databases of {pieces} pieces were not opened"))
     }
+}
+
+/// A proof store opened read-only for play, with its proved results
+/// loaded (the rows it trusts and the positions inside their proofs).
+pub struct ProvedStore {
+    /// The store, for its proof trees.
+    pub store: proofdb::Store,
+    /// Its proved results.
+    pub results: proofdb::ResultCache,
+}
+
+/// Opens the proof store `path` read-only (it is never written) and
+/// loads its proved results; a missing file or one that is not a store is
+/// an error naming it.
+pub fn open_proved(path: &std::path::Path) -> anyhow::Result<ProvedStore> {
+    anyhow::ensure!(path.exists(), "no proof store at {}", path.display());
+    let store = proofdb::Store::open_readonly(path)?;
+    let results = proofdb::ResultCache::load(&store)?;
+    Ok(ProvedStore { store, results })
 }

@@ -20,6 +20,24 @@ pub enum TimeControl {
     Clock(f64, f64),
 }
 
+impl TimeControl {
+    /// The limits of one move with `clock` seconds left (when playing on
+    /// a clock): the fixed limits, or a share of the clock.
+    pub fn limits(self, clock: f64) -> Limits {
+        match self {
+            TimeControl::PerMove(l) => l,
+            TimeControl::Clock(_, inc) => Limits {
+                time: Some(super::duration_of_secs(super::hub::clock_budget(
+                    clock - inc,
+                    inc,
+                    None,
+                ))),
+                ..Limits::default()
+            },
+        }
+    }
+}
+
 /// A player that broke the match's rules (silent past its time, gone,
 /// or playing an illegal move): it loses the game, and the match goes
 /// on.
@@ -88,17 +106,7 @@ impl<'a> EnginePlayer<'a> {
 
 impl Player for EnginePlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
-        let limits = match tc {
-            TimeControl::PerMove(l) => l,
-            TimeControl::Clock(_, inc) => Limits {
-                time: Some(super::duration_of_secs(super::hub::clock_budget(
-                    clock - inc,
-                    inc,
-                    None,
-                ))),
-                ..Limits::default()
-            },
-        };
+        let limits = tc.limits(clock);
         let r = self
             .searcher
             .search(&game.current(), &limits, self.oracle, game.history());

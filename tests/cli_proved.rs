@@ -1,0 +1,202 @@
+//! The engine with a proof store (`--store`): a proved win is played from
+//! its proof (and `bestmove --json` says so), the store is only read, and
+//! over every position of a store that `ballots run` wrote the engine
+//! never plays a move that gives up a proved win or draw.
+
+mod common;
+
+use engine::notation::fen::parse_fen;
+use engine::search::{Limits, Searcher};
+use engine::{Oracle, Value};
+use proofdb::{Outcome, ResultCache, ResultSource, Store};
+use solver::proved::{choose, MoveSource, ProvedOracle};
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+/// A king ending that df-pn proves a win in a few thousand nodes, with
+/// no databases: the engine alone does not know it.
+const WIN: &str = "W:WK22,K23,K24:BK31,K32";
+
+fn checkers(dir: &Path, args: &[&str]) -> common::Ran {
+    let egdb = dir.join("egdb");
+    std::fs::create_dir_all(&egdb).unwrap();
+    common::run_checkers(
+        args,
+        dir,
+        &[
+            ("CHECKERS_EGDB", egdb.to_str().unwrap()),
+            ("CHECKERS_EGDB_BUILD", "no"),
+        ],
+        None,
+        Duration::from_secs(60),
+    )
+}
+
+#[test]
+fn a_proved_win_is_played_from_its_proof_and_the_store_is_only_read() {
+    let tmp = common::temp_dir("proved-win");
+    let dir = tmp.path();
+    let ran = checkers(
+        dir,
+        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let store_file = dir.join("s.sqlite");
+    let before = std::fs::read(&store_file).unwrap();
+
+    let ran = checkers(
+        dir,
+        &[
+            "bestmove", WIN, "--store", "s.sqlite", "--json", "--depth", "4",
+        ],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let v: serde_json::Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+    assert_eq!(v["proved"], "win", "{v}");
+    assert_eq!(v["source"], "win-proof", "{v}");
+    assert_eq!(v["from_proof"], true, "{v}");
+    // The move leads to a position the store proves lost for White's
+    // opponent.
+    let pos = parse_fen(WIN).unwrap();
+    let m = engine::notation::movetext::parse_move(&pos, v["move"].as_str().unwrap()).unwrap();
+    let store = Store::open_readonly(&store_file).unwrap();
+    let results = ResultCache::load(&store).unwrap();
+    assert_eq!(
+        results.lookup(&pos.play_unchecked(&m)),
+        Some(Outcome::Exact(Value::Loss))
+    );
+    drop(store);
+
+    // Without the store the search alone does not see the win.
+    let ran = checkers(dir, &["bestmove", WIN, "--json", "--depth", "4"]);
+    let v: serde_json::Value = serde_json::from_str(ran.stdout.trim()).unwrap();
+    assert!(v["proved"].is_null() && v["source"].is_null(), "{v}");
+
+    // The text output says where the move came from.
+    let ran = checkers(
+        dir,
+        &["bestmove", WIN, "--store", "s.sqlite", "--depth", "4"],
+    );
+    assert!(
+        ran.stdout.contains("proof proved win (proof store)"),
+        "{}",
+        ran.stdout
+    );
+
+    assert_eq!(
+        std::fs::read(&store_file).unwrap(),
+        before,
+        "the store was written"
+    );
+    let missing = checkers(dir, &["bestmove", WIN, "--store", "none.sqlite"]);
+    assert_eq!(missing.code, Some(1));
+    assert!(
+        missing.stderr.contains("no proof store at none.sqlite"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
+    let tmp = common::temp_dir("proved-keep");
+    let dir = tmp.path();
+    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args([
+            "ballots",
+            "run",
+            "--store",
+            "s.sqlite",
+            "--egdb-pieces",
+            "4",
+        ])
+        .args(["--line-depth", "6", "--threads", "1", "--ballot", "5"])
+        .args(["--budget", "6", "--position-budget", "3"])
+        .current_dir(dir)
+        .env("CHECKERS_EGDB", dir.join("egdb"))
+        .env_remove("CHECKERS_STORE")
+        .env_remove("CHECKERS_DATA")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
+    let results = ResultCache::load(&store).unwrap();
+    let mut db = engine::egdb::Egdb::open(&dir.join("egdb")).unwrap();
+    db.limit_pieces(4);
+    let mut positions = Vec::new();
+    store
+        .for_each_result(|r| -> Result<(), proofdb::StoreError> {
+            positions.push(r.position);
+            Ok(())
+        })
+        .unwrap();
+    // Every position inside the stored proofs too: walk them from the
+    // proved rows by the cache (it holds each of them).
+    let mut todo = positions.clone();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(p) = todo.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for m in p.moves().iter() {
+            let c = p.play_unchecked(m);
+            if results.lookup(&c).is_some() {
+                todo.push(c);
+            }
+        }
+    }
+    let oracle = ProvedOracle::new(&db, 4, results);
+    let limits = Limits {
+        depth: Some(4),
+        nodes: Some(4000),
+        time: None,
+    };
+    let (mut draws, mut wins, mut from_proof) = (0, 0, 0);
+    for pos in &seen {
+        let Some(known) = oracle.stored(pos) else {
+            continue;
+        };
+        let lo = known.range().0;
+        if lo < Value::Draw || pos.moves().is_empty() {
+            continue;
+        }
+        let mut searcher = Searcher::new(4);
+        let c = choose(
+            &mut searcher,
+            pos,
+            &limits,
+            &[],
+            &oracle,
+            &store,
+            &mut |_| {},
+        )
+        .unwrap();
+        let m = c.result.best_move.expect("a move");
+        let after = oracle
+            .probe_range(&pos.play_unchecked(&m))
+            .unwrap_or((Value::Loss, Value::Win));
+        // The opponent's value after the move is at most the negation
+        // of what was proved for us.
+        assert!(
+            after.1 <= lo.negate(),
+            "{}: proved {known}, played {m}, the opponent then has {after:?}",
+            engine::notation::fen::to_fen(pos)
+        );
+        if lo == Value::Win {
+            wins += 1;
+        } else {
+            draws += 1;
+        }
+        if c.source != MoveSource::Search {
+            from_proof += 1;
+        }
+    }
+    assert!(draws >= 10, "{draws} proved draws checked");
+    assert_eq!(from_proof, draws + wins);
+}
