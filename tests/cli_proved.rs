@@ -151,7 +151,7 @@ fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
             }
         }
     }
-    let oracle = ProvedOracle::new(&db, 4, results);
+    let oracle = ProvedOracle::new(&db, 4, &results);
     let limits = Limits {
         depth: Some(4),
         nodes: Some(4000),

@@ -37,13 +37,17 @@ use std::time::{Duration, Instant};
 pub struct ProvedOracle<'a> {
     egdb: &'a dyn Oracle,
     egdb_pieces: u32,
-    results: ResultCache,
+    results: &'a ResultCache,
 }
 
 impl<'a> ProvedOracle<'a> {
     /// The databases `egdb` (of up to `egdb_pieces` pieces; 0: none) and
     /// the results `results` loaded from a store.
-    pub fn new(egdb: &'a dyn Oracle, egdb_pieces: u32, results: ResultCache) -> ProvedOracle<'a> {
+    pub fn new(
+        egdb: &'a dyn Oracle,
+        egdb_pieces: u32,
+        results: &'a ResultCache,
+    ) -> ProvedOracle<'a> {
         ProvedOracle {
             egdb,
             egdb_pieces,

@@ -90,7 +90,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match &args.engine.store {
         Some(path) => {
             let proved = crate::oracle::open_proved(path)?;
-            let oracle = ProvedOracle::new(&*oracle, args.engine.egdb_pieces, proved.results);
+            let oracle = ProvedOracle::new(&*oracle, args.engine.egdb_pieces, &proved.results);
             let c = choose(
                 &mut searcher,
                 &pos,

@@ -10,8 +10,9 @@ use engine::play::hub::{
     hub_args, hub_move, hub_score, parse_hub_move, parse_hub_position, HubLevel, SideLetters,
 };
 use engine::play::read_line;
-use engine::search::{Limits, SearchOptions, Searcher};
+use engine::search::{Iteration, Limits, SearchOptions, Searcher};
 use engine::{Oracle, Position};
+use solver::proved::{choose, ProvedOracle};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -31,6 +32,9 @@ pub struct Args {
 struct Engine {
     searcher: Searcher,
     oracle: Arc<dyn Oracle>,
+    egdb_pieces: u32,
+    /// The proof store played with (`--store`, `set-param name=store`).
+    proved: Option<crate::oracle::ProvedStore>,
     letters: SideLetters,
     pos: Position,
     history: Vec<Position>,
@@ -89,24 +93,54 @@ impl Engine {
         } else {
             self.level.limits()
         };
-        let r = self.searcher.search_with_progress(
-            &self.pos,
-            &limits,
-            &*self.oracle,
-            &self.history,
-            &mut |it| {
-                let nps = it.nodes as f64 / it.elapsed.as_secs_f64().max(1e-6);
-                say(&format!(
-                    "info depth={} score={} nodes={} time={:.3} nps={:.0} pv=\"{}\"",
-                    it.depth,
-                    hub_score(it.score),
-                    it.nodes,
-                    it.elapsed.as_secs_f64(),
-                    nps,
-                    it.pv.iter().map(hub_move).collect::<Vec<_>>().join(" ")
-                ));
-            },
-        );
+        let mut progress = |it: &engine::search::Iteration| {
+            let nps = it.nodes as f64 / it.elapsed.as_secs_f64().max(1e-6);
+            say(&format!(
+                "info depth={} score={} nodes={} time={:.3} nps={:.0} pv=\"{}\"",
+                it.depth,
+                hub_score(it.score),
+                it.nodes,
+                it.elapsed.as_secs_f64(),
+                nps,
+                it.pv.iter().map(hub_move).collect::<Vec<_>>().join(" ")
+            ));
+        };
+        let plain = |searcher: &mut Searcher, progress: &mut dyn FnMut(&Iteration)| {
+            searcher.search_with_progress(
+                &self.pos,
+                &limits,
+                &*self.oracle,
+                &self.history,
+                progress,
+            )
+        };
+        let r = match &self.proved {
+            Some(p) => {
+                self.searcher.set_probe_max_pieces(32);
+                let oracle = ProvedOracle::new(&*self.oracle, self.egdb_pieces, &p.results);
+                match choose(
+                    &mut self.searcher,
+                    &self.pos,
+                    &limits,
+                    &self.history,
+                    &oracle,
+                    &p.store,
+                    &mut progress,
+                ) {
+                    Ok(c) => c.result,
+                    Err(err) => {
+                        say(&format!("error proof store: {err}; the search alone plays"));
+                        plain(&mut self.searcher, &mut progress)
+                    }
+                }
+            }
+            None => {
+                if self.egdb_pieces > 0 {
+                    self.searcher.set_probe_max_pieces(self.egdb_pieces);
+                }
+                plain(&mut self.searcher, &mut progress)
+            }
+        };
         *control.ponder_budget.lock().expect("lock") = None;
         match r.best_move {
             Some(m) => {
@@ -125,10 +159,13 @@ impl Engine {
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
     let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::All)?;
-    let mut searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
-    if args.engine.egdb_pieces > 0 {
-        searcher.set_probe_max_pieces(args.engine.egdb_pieces);
-    }
+    let searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
+    let proved = args
+        .engine
+        .store
+        .as_deref()
+        .map(crate::oracle::open_proved)
+        .transpose()?;
     let control = Arc::new(Control {
         stop: searcher.stop_handle(),
         ponder_budget: Mutex::new(None),
@@ -136,6 +173,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut e = Engine {
         searcher,
         oracle,
+        egdb_pieces: args.engine.egdb_pieces,
+        proved,
         letters: SideLetters::Pydraughts,
         pos: Position::initial(),
         history: Vec::new(),
@@ -198,6 +237,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ));
                 say("param name=variant value=english type=enum values=\"english american\"");
                 say("param name=side-letters value=pydraughts type=enum values=\"pydraughts literal\"");
+                say(&format!(
+                    "param name=store value=\"{}\" type=string",
+                    args.engine
+                        .store
+                        .as_deref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                ));
                 say("wait");
             }
             "init" => say("ready"),
@@ -214,6 +261,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         e.letters = SideLetters::Pydraughts
                     }
                     (Some("variant"), Some("english" | "american")) => {}
+                    (Some("store"), Some("")) => e.proved = None,
+                    (Some("store"), Some(path)) => {
+                        match crate::oracle::open_proved(std::path::Path::new(path)) {
+                            Ok(p) => e.proved = Some(p),
+                            Err(err) => say(&format!("error store {path:?}: {err:#}")),
+                        }
+                    }
                     _ => say(&format!("error unsupported set-param {rest}")),
                 }
             }

@@ -16,9 +16,10 @@ use engine::play::referee::{
     play_game, EnginePlayer, GameEnd, PlayError, Player, Referee, TimeControl,
 };
 use engine::play::{GameOutcome, GameRecord};
-use engine::search::SearchOptions;
+use engine::search::{SearchOptions, Searcher};
 use engine::{Color, Oracle, Position};
 use rayon::prelude::*;
+use solver::proved::{ProvedOracle, ProvedPlayer};
 
 /// Play a match over the ballots: each ballot with both colours;
 /// adjudicates with the oracle, three-fold repetition and a move limit
@@ -80,6 +81,11 @@ pub struct Args {
     /// killed and loses the game, and the match goes on with a new one.
     #[arg(long, default_value_t = 10.0, value_parser = crate::limits::seconds)]
     pub engine_margin: f64,
+    /// Player A plays with this proof store (read-only): proved positions
+    /// are exact leaves, a proved root plays a move that keeps its value.
+    /// Player B (with --self) plays without it.
+    #[arg(long, value_name = "FILE")]
+    pub store: Option<std::path::PathBuf>,
 }
 
 /// One game of the match: its number, the ballot, and A's colour.
@@ -127,6 +133,8 @@ struct Match<'a> {
     tc: TimeControl,
     referee: Referee<'a>,
     oracle: &'a dyn Oracle,
+    /// Player A's store and oracle, with --store.
+    proved: Option<(&'a proofdb::Store, ProvedOracle<'a>)>,
     name_a: String,
     name_b: String,
     total: usize,
@@ -154,19 +162,26 @@ impl Match<'_> {
     /// Plays one game and logs it.
     fn play(&self, (i, ballot, a_color): Job) -> anyhow::Result<Played> {
         let args = self.args;
-        let mut a = EnginePlayer::new(
-            self.opts_a.clone(),
-            args.tt_mb,
-            self.oracle,
-            args.egdb_pieces,
-        );
+        let mut a: Box<dyn Player + '_> = match &self.proved {
+            Some((store, oracle)) => Box::new(ProvedPlayer::new(
+                Searcher::try_with_options(args.tt_mb, self.opts_a.clone())?,
+                oracle,
+                store,
+            )),
+            None => Box::new(EnginePlayer::new(
+                self.opts_a.clone(),
+                args.tt_mb,
+                self.oracle,
+                args.egdb_pieces,
+            )),
+        };
         let (game, end) = match self.player_b() {
             Ok(mut b) => match a_color {
                 Color::Black => {
-                    play_game(ballot.position, &mut a, &mut *b, self.tc, &self.referee)?
+                    play_game(ballot.position, &mut *a, &mut *b, self.tc, &self.referee)?
                 }
                 Color::White => {
-                    play_game(ballot.position, &mut *b, &mut a, self.tc, &self.referee)?
+                    play_game(ballot.position, &mut *b, &mut *a, self.tc, &self.referee)?
                 }
             },
             // B did not start: it loses the game unplayed.
@@ -280,6 +295,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let oracle: &dyn Oracle = &*oracle;
+    let proved = args
+        .store
+        .as_deref()
+        .map(crate::oracle::open_proved)
+        .transpose()?;
     let m = Match {
         args: &args,
         opts_a,
@@ -292,7 +312,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             probe_max: args.egdb_pieces,
         },
         oracle,
-        name_a: format!("checkers [{}]", args.a),
+        proved: proved.as_ref().map(|p| {
+            (
+                &p.store,
+                ProvedOracle::new(oracle, args.egdb_pieces, &p.results),
+            )
+        }),
+        name_a: match &args.store {
+            Some(f) => format!("checkers [{}] store {}", args.a, f.display()),
+            None => format!("checkers [{}]", args.a),
+        },
         name_b: match &args.engine_cmd {
             Some(c) => c.clone(),
             None => format!("checkers [{}]", args.b),
