@@ -42,16 +42,31 @@ pub enum Needs<'a> {
 /// to `$CHECKERS_EGDB_MEMORY` MiB (default 64; 0 decodes none): their
 /// probes read one byte instead of a compressed block.
 pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
+    open_egdb_with(pieces, needs, &crate::progress::BarProgress::new(), true)
+}
+
+/// [`open_egdb`] writing nothing at all, neither progress nor warnings:
+/// for the Hub protocol, whose drivers may read the standard error as
+/// the protocol channel (pydraughts does).
+pub fn open_egdb_quiet(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
+    open_egdb_with(pieces, needs, &engine::egdb::build::NoProgress, false)
+}
+
+fn open_egdb_with(
+    pieces: u32,
+    needs: Needs,
+    progress: &dyn engine::egdb::build::BuildProgress,
+    warn: bool,
+) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {
         return Ok(Arc::new(NoOracle));
     }
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let progress = crate::progress::BarProgress::new();
     let mut db = match (build, needs) {
-        (true, Needs::All) => ensure(&dir, pieces, &progress)?,
-        (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, &progress)?,
+        (true, Needs::All) => ensure(&dir, pieces, progress)?,
+        (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, progress)?,
         (false, _) => Egdb::open(&dir)?,
     };
     db.limit_pieces(pieces);
@@ -66,7 +81,7 @@ pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
             })
             .filter(|s| !db.has(s))
             .count();
-        if missing > 0 {
+        if missing > 0 && warn {
             eprintln!(
                 "{}: {missing} slices of up to {pieces} pieces that the searches may need are not built \
                  (CHECKERS_EGDB_BUILD=no): their positions are unknown to the searches",

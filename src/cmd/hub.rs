@@ -31,7 +31,9 @@ pub struct Args {
 
 struct Engine {
     searcher: Searcher,
-    oracle: Arc<dyn Oracle>,
+    /// The databases, opened (built if missing, silently) at `init` or
+    /// at the first `go`.
+    oracle: Option<Arc<dyn Oracle>>,
     egdb_pieces: u32,
     /// The proof store played with (`--store`, `set-param name=store`).
     proved: Option<crate::oracle::ProvedStore>,
@@ -82,8 +84,21 @@ impl Engine {
         Ok(())
     }
 
+    /// Opens the databases if not yet open. Nothing is written while
+    /// they are built: a driver may read the standard error as the
+    /// protocol channel.
+    fn open_databases(&mut self) -> anyhow::Result<Arc<dyn Oracle>> {
+        if let Some(o) = &self.oracle {
+            return Ok(o.clone());
+        }
+        let o = crate::oracle::open_egdb_quiet(self.egdb_pieces, Needs::All)?;
+        self.oracle = Some(o.clone());
+        Ok(o)
+    }
+
     /// Searches on this thread; the input thread may set the stop flag.
-    fn go(&mut self, ponder: bool, control: &Control) {
+    fn go(&mut self, ponder: bool, control: &Control) -> anyhow::Result<()> {
+        let oracle = self.open_databases()?;
         let limits = if ponder {
             *control.ponder_budget.lock().expect("lock") = Some(self.level.limits().time);
             Limits {
@@ -106,24 +121,18 @@ impl Engine {
             ));
         };
         let plain = |searcher: &mut Searcher, progress: &mut dyn FnMut(&Iteration)| {
-            searcher.search_with_progress(
-                &self.pos,
-                &limits,
-                &*self.oracle,
-                &self.history,
-                progress,
-            )
+            searcher.search_with_progress(&self.pos, &limits, &*oracle, &self.history, progress)
         };
         let r = match &self.proved {
             Some(p) => {
                 self.searcher.set_probe_max_pieces(32);
-                let oracle = ProvedOracle::new(&*self.oracle, self.egdb_pieces, &p.results);
+                let proved = ProvedOracle::new(&*oracle, self.egdb_pieces, &p.results);
                 match choose(
                     &mut self.searcher,
                     &self.pos,
                     &limits,
                     &self.history,
-                    &oracle,
+                    &proved,
                     &p.store,
                     &mut progress,
                 ) {
@@ -152,13 +161,13 @@ impl Engine {
             }
             None => say("done"),
         }
+        Ok(())
     }
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
-    let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::All)?;
     let searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
     let proved = args
         .engine
@@ -172,7 +181,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     });
     let mut e = Engine {
         searcher,
-        oracle,
+        oracle: None,
         egdb_pieces: args.engine.egdb_pieces,
         proved,
         letters: SideLetters::Pydraughts,
@@ -247,7 +256,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ));
                 say("wait");
             }
-            "init" => say("ready"),
+            "init" => {
+                if let Err(err) = e.open_databases() {
+                    say(&format!("error {err:#}"));
+                    return Err(err);
+                }
+                say("ready")
+            }
             "ping" => say("pong"),
             "set-param" => {
                 let name = a.iter().find(|(k, _)| k == "name").map(|(_, v)| v.as_str());
@@ -287,7 +302,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             },
             "go" => {
                 let ponder = rest.trim() == "ponder" || a.iter().any(|(k, _)| k == "ponder");
-                e.go(ponder, &control);
+                if let Err(err) = e.go(ponder, &control) {
+                    say(&format!("error {err:#}"));
+                    return Err(err);
+                }
             }
             // handled by the input thread; nothing runs now
             "stop" | "ponder-hit" => {}
