@@ -54,8 +54,10 @@ pub const MAX_PLY: usize = 128;
 pub struct Limits {
     /// Nominal depth in plies.
     pub depth: Option<u32>,
-    /// Time for this move: no new iteration starts after half of it, and
-    /// the search is interrupted when it runs out.
+    /// Time for this move: the iterations go on until it runs out (less
+    /// a twenty-fifth, at most 10 ms, so that the answer arrives in time);
+    /// the iteration then under way is interrupted, and its best move
+    /// stands if its search finished.
     pub time: Option<Duration>,
     /// Node budget (interrupts when exceeded).
     pub nodes: Option<u64>,
@@ -132,6 +134,12 @@ pub struct Searcher {
     aborted: bool,
     deadline: Option<Instant>,
     node_limit: u64,
+    /// Node count at which the limits are checked next.
+    next_check: u64,
+    /// The best root move of the iteration under way whose search
+    /// finished inside or above the window, with its score: what an
+    /// interrupted iteration leaves.
+    iter_best: Option<(Move, i32)>,
     /// Hashes of the game history and the current path.
     stack: Vec<u64>,
     /// Index in `stack` of the first position after the last
@@ -192,6 +200,14 @@ fn reversible(a: &Position, b: &Position) -> bool {
 
 const PROGRESS_EVERY: u64 = 1024;
 
+/// What a move's time keeps back so that the answer arrives within it
+/// on a busy machine: a twenty-fifth of it, at most 10 ms (the limits
+/// are checked every [`PROGRESS_EVERY`] nodes, well under a millisecond;
+/// the rest is for the thread being descheduled).
+fn time_margin(t: Duration) -> Duration {
+    (t / 25).min(Duration::from_millis(10))
+}
+
 impl Searcher {
     /// A searcher with a transposition table of about `tt_mb` MiB and the
     /// full engine's options.
@@ -222,6 +238,8 @@ impl Searcher {
             aborted: false,
             deadline: None,
             node_limit: u64::MAX,
+            next_check: 0,
+            iter_best: None,
             stack: Vec::with_capacity(512),
             rev_start: Vec::with_capacity(512),
             root_side: Color::Black,
@@ -304,8 +322,11 @@ impl Searcher {
         self.stop.store(false, Ordering::Relaxed);
         self.aborted = false;
         self.nodes = 0;
-        self.deadline = limits.time.map(|t| start + t);
+        self.deadline = limits
+            .time
+            .map(|t| start + t.saturating_sub(time_margin(t)));
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.next_check = 0;
         self.tt.new_search();
         for row in self.history.iter_mut() {
             for h in row.iter_mut() {
@@ -360,6 +381,7 @@ impl Searcher {
         let mut restarted = false;
         while depth <= max_depth {
             self.root_depth = depth as i32;
+            self.iter_best = None;
             let (mut alpha, mut beta) = if self.options.aspiration && depth > 2 {
                 (prev_score - 30, prev_score + 30)
             } else {
@@ -382,8 +404,20 @@ impl Searcher {
                 }
             }
             if self.aborted {
-                // Keep a move of the unfinished iteration only if it was
-                // searched completely and beats the last complete one.
+                // The unfinished iteration's best move stands when its
+                // search finished (inside or above the window): it is
+                // the previous best, searched deeper, or a move that
+                // beat it at the new depth.
+                if let Some((m, s)) = self.iter_best {
+                    if result.best_move.is_some_and(|b| !b.same_move(&m)) {
+                        result.pv = self.pv_line();
+                        if !result.pv.first().is_some_and(|f| f.same_move(&m)) {
+                            result.pv = vec![m];
+                        }
+                    }
+                    result.best_move = Some(m);
+                    result.score = s;
+                }
                 break;
             }
             prev_score = score;
@@ -402,11 +436,6 @@ impl Searcher {
             });
             if score.abs() > WIN_THRESHOLD && depth as i32 > (MATE - score.abs()).max(0) + 2 {
                 break; // a forced win or loss is fully seen
-            }
-            if let Some(t) = limits.time {
-                if start.elapsed() * 2 > t {
-                    break;
-                }
             }
             if failed_low && self.options.restart_on_fail_low && !restarted && depth >= 5 {
                 restarted = true;
@@ -437,6 +466,7 @@ impl Searcher {
         self.aborted = false;
         self.deadline = None;
         self.node_limit = u64::MAX;
+        self.next_check = 0;
         self.tt.new_search();
         self.set_root(pos, history);
         self.oracle_on = true;
@@ -532,7 +562,10 @@ impl Searcher {
 
     #[inline]
     fn check_limits(&mut self) {
-        if self.nodes.is_multiple_of(PROGRESS_EVERY) {
+        // The play-out counts nodes too, so the count may pass any
+        // given multiple between two calls: check once it is reached.
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + PROGRESS_EVERY;
             if self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
                 self.aborted = true;
             } else if let Some(d) = self.deadline {
@@ -616,6 +649,7 @@ impl Searcher {
                 best = s;
                 best_i = i;
                 if s > alpha {
+                    self.iter_best = Some((m, s));
                     self.pv[0][0] = Some(m);
                     let n = self.pv_len[1];
                     for k in 0..n {
