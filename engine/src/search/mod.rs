@@ -961,6 +961,7 @@ impl Searcher {
     /// checks (same contract): capture play-out at the horizon, else the
     /// table and the moves.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn expand(
         &mut self,
         pos: &Position,
