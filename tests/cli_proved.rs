@@ -69,7 +69,10 @@ fn a_proved_win_is_played_from_its_proof_and_the_store_is_only_read() {
     drop(store);
 
     // Without the store the search alone does not see the win.
-    let ran = checkers(dir, &["bestmove", WIN, "--json", "--depth", "4"]);
+    let ran = checkers(
+        dir,
+        &["bestmove", WIN, "--no-book", "--json", "--depth", "4"],
+    );
     let v: serde_json::Value = serde_json::from_str(ran.stdout.trim()).unwrap();
     assert!(v["proved"].is_null() && v["source"].is_null(), "{v}");
 
@@ -96,6 +99,64 @@ fn a_proved_win_is_played_from_its_proof_and_the_store_is_only_read() {
         "{}",
         missing.stderr
     );
+}
+
+#[test]
+fn a_book_built_from_a_store_is_played_by_default_when_present() {
+    let tmp = common::temp_dir("proved-book");
+    let dir = tmp.path();
+    let ran = checkers(
+        dir,
+        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let ran = checkers(
+        dir,
+        &["book", "build", "--store", "s.sqlite", "--out", "b.tsv"],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let text = std::fs::read_to_string(dir.join("b.tsv")).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{WIN}\t")))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("\twin\t22-25"), "{line}");
+
+    let json = |args: &[&str], home: &Path| -> serde_json::Value {
+        let egdb = dir.join("egdb");
+        let ran = common::run_checkers(
+            args,
+            dir,
+            &[
+                ("CHECKERS_EGDB", egdb.to_str().unwrap()),
+                ("CHECKERS_EGDB_BUILD", "no"),
+                ("HOME", home.to_str().unwrap()),
+                ("CHECKERS_BOOK", ""),
+            ],
+            None,
+            Duration::from_secs(60),
+        );
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        serde_json::from_str(ran.stdout.trim()).unwrap()
+    };
+    let v = json(
+        &["bestmove", WIN, "--book", "b.tsv", "--json", "--depth", "4"],
+        dir,
+    );
+    assert_eq!(v["source"], "book", "{v}");
+    assert_eq!(v["move"], "22-25", "{v}");
+    // The default book: $HOME/.cache/checkers/book.tsv when present.
+    let v = json(&["bestmove", WIN, "--json", "--depth", "4"], dir);
+    assert!(v["source"].is_null(), "{v}");
+    std::fs::create_dir_all(dir.join(".cache/checkers")).unwrap();
+    std::fs::copy(dir.join("b.tsv"), dir.join(".cache/checkers/book.tsv")).unwrap();
+    let v = json(&["bestmove", WIN, "--json", "--depth", "4"], dir);
+    assert_eq!(v["source"], "book", "{v}");
+    let v = json(
+        &["bestmove", WIN, "--no-book", "--json", "--depth", "4"],
+        dir,
+    );
+    assert!(v["source"].is_null(), "{v}");
 }
 
 #[test]

@@ -105,17 +105,20 @@ pub enum MoveSource {
     /// The search and draw differentiation, among the moves proved to
     /// keep the draw (or the only such move, at once).
     DrawingMoves,
+    /// An opening book of proved positions ([`engine::play::book`]).
+    Book,
 }
 
 impl MoveSource {
     /// Short name for output: `search`, `win-proof`, `winning-moves`,
-    /// `drawing-moves`.
+    /// `drawing-moves`, `book`.
     pub const fn name(self) -> &'static str {
         match self {
             MoveSource::Search => "search",
             MoveSource::WinProof => "win-proof",
             MoveSource::WinningMoves => "winning-moves",
             MoveSource::DrawingMoves => "drawing-moves",
+            MoveSource::Book => "book",
         }
     }
 
@@ -452,6 +455,7 @@ pub struct ProvedPlayer<'a> {
     searcher: Searcher,
     oracle: &'a ProvedOracle<'a>,
     store: &'a Store,
+    book: Option<&'a engine::play::book::Book>,
 }
 
 impl<'a> ProvedPlayer<'a> {
@@ -462,7 +466,14 @@ impl<'a> ProvedPlayer<'a> {
             searcher,
             oracle,
             store,
+            book: None,
         }
+    }
+
+    /// The same player, playing from `book` where it holds the position.
+    pub fn with_book(mut self, book: Option<&'a engine::play::book::Book>) -> Self {
+        self.book = book;
+        self
     }
 }
 
@@ -470,6 +481,18 @@ impl Player for ProvedPlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let limits = tc.limits(clock);
         let pos = game.current();
+        if let Some(r) = self.book.and_then(|b| {
+            b.play(
+                &mut self.searcher,
+                &pos,
+                &limits,
+                self.oracle,
+                game.history(),
+                &mut |_| {},
+            )
+        }) {
+            return r.best_move.ok_or(PlayError::NoMove);
+        }
         let r = match choose(
             &mut self.searcher,
             &pos,
@@ -487,4 +510,70 @@ impl Player for ProvedPlayer<'_> {
         };
         r.best_move.ok_or(PlayError::NoMove)
     }
+}
+
+/// The opening book of everything `oracle`'s store proves (see
+/// [`engine::play::book`]): every position proved a win or at least a
+/// draw for its side to move, with the moves that keep that value (for a
+/// win, the proofs' move first, then the other moves to positions proved
+/// lost; for a draw, the moves to positions proved "at most a draw" for
+/// the opponent). A position ">=draw" is booked as a draw.
+pub fn book_from_store(
+    store: &Store,
+    oracle: &ProvedOracle<'_>,
+) -> Result<engine::play::book::Book, StoreError> {
+    use engine::play::book::{Book, BookEntry};
+    let mut book = Book::new();
+    for (pos, outcome) in oracle.results.iter() {
+        let lo = outcome.range().0;
+        if lo == Value::Loss {
+            continue;
+        }
+        let legal: Vec<Move> = pos.moves().iter().copied().collect();
+        let keeps = |m: &Move, most: Value| {
+            oracle
+                .outcome(&pos.play_unchecked(m))
+                .is_some_and(|o| o.range().1 <= most)
+        };
+        let moves: Vec<Move> = if lo == Value::Win {
+            let mut w: Vec<Move> = win_proof_move(store, pos, &legal)?.into_iter().collect();
+            for m in &legal {
+                if keeps(m, Value::Loss) && !w.iter().any(|x| x.same_move(m)) {
+                    w.push(*m);
+                }
+            }
+            w
+        } else {
+            legal
+                .iter()
+                .filter(|m| keeps(m, Value::Draw))
+                .copied()
+                .collect()
+        };
+        book.insert(*pos, BookEntry { value: lo, moves });
+    }
+    Ok(book)
+}
+
+/// The book's move in `pos`, as a [`ProvedChoice`] (source
+/// [`MoveSource::Book`], the booked value as proved), if `book` holds the
+/// position (see [`engine::play::book::Book::play`]).
+pub fn from_book(
+    book: &engine::play::book::Book,
+    searcher: &mut Searcher,
+    pos: &Position,
+    limits: &Limits,
+    oracle: &dyn Oracle,
+    history: &[Position],
+    progress: &mut dyn FnMut(&Iteration),
+) -> Option<ProvedChoice> {
+    let entry = book.get(pos)?;
+    let result = book.play(searcher, pos, limits, oracle, history, progress)?;
+    Some(ProvedChoice {
+        result,
+        proved: Some(Outcome::Exact(entry.value)),
+        source: MoveSource::Book,
+        keeping: entry.moves.clone(),
+        traps: None,
+    })
 }

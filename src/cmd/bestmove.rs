@@ -5,7 +5,7 @@ use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{score_text, Limits, SearchOptions, SearchResult, Searcher};
 use engine::Position;
-use solver::proved::{choose, MoveSource, ProvedChoice, ProvedOracle};
+use solver::proved::{choose, from_book, MoveSource, ProvedChoice, ProvedOracle};
 
 /// Search a position (FEN) and print move, score, depth, nodes, speed and
 /// principal variation.
@@ -87,6 +87,20 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             );
         }
     };
+    let book = args.engine.book.open()?;
+    if let Some(c) = book.as_ref().and_then(|b| {
+        from_book(
+            b,
+            &mut searcher,
+            &pos,
+            &limits,
+            &*oracle,
+            &[],
+            &mut progress,
+        )
+    }) {
+        return print_result(&pos, &c.result, Some(&c), args.json);
+    }
     match &args.engine.store {
         Some(path) => {
             let proved = crate::oracle::open_proved(path)?;
@@ -115,9 +129,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 /// What the output says of a proof: `proved win (proof store), the
 /// move of a win proof` and the like.
 fn proof_text(c: &ProvedChoice) -> String {
-    let known = c.proved.map_or("not in the proof store".to_string(), |o| {
-        format!("proved {o} (proof store)")
-    });
+    let known = match (c.proved, c.source) {
+        (Some(o), MoveSource::Book) => format!("proved {o} (opening book)"),
+        (Some(o), _) => format!("proved {o} (proof store)"),
+        (None, _) => "not in the proof store".to_string(),
+    };
     let how = match c.source {
         MoveSource::Search => "the move is the search's".to_string(),
         MoveSource::WinProof => "the move of a win proof, played at once".to_string(),
@@ -127,6 +143,10 @@ fn proof_text(c: &ProvedChoice) -> String {
         ),
         MoveSource::DrawingMoves => format!(
             "the search's choice among the {} moves proved to keep the draw",
+            c.keeping.len()
+        ),
+        MoveSource::Book => format!(
+            "the book's move, among the {} it gives to keep the value",
             c.keeping.len()
         ),
     };

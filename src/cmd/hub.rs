@@ -37,6 +37,8 @@ struct Engine {
     egdb_pieces: u32,
     /// The proof store played with (`--store`, `set-param name=store`).
     proved: Option<crate::oracle::ProvedStore>,
+    /// The opening book (`--book`, or the default one when present).
+    book: Option<engine::play::book::Book>,
     letters: SideLetters,
     pos: Position,
     history: Vec<Position>,
@@ -123,7 +125,18 @@ impl Engine {
         let plain = |searcher: &mut Searcher, progress: &mut dyn FnMut(&Iteration)| {
             searcher.search_with_progress(&self.pos, &limits, &*oracle, &self.history, progress)
         };
+        let booked = self.book.as_ref().and_then(|b| {
+            b.play(
+                &mut self.searcher,
+                &self.pos,
+                &limits,
+                &*oracle,
+                &self.history,
+                &mut progress,
+            )
+        });
         let r = match &self.proved {
+            _ if booked.is_some() => booked.expect("a book move"),
             Some(p) => {
                 self.searcher.set_probe_max_pieces(32);
                 let proved = ProvedOracle::new(&*oracle, self.egdb_pieces, &p.results);
@@ -184,6 +197,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         oracle: None,
         egdb_pieces: args.engine.egdb_pieces,
         proved,
+        book: args.engine.book.open()?,
         letters: SideLetters::Pydraughts,
         pos: Position::initial(),
         history: Vec::new(),

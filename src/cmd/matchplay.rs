@@ -86,6 +86,9 @@ pub struct Args {
     /// Player B (with --self) plays without it.
     #[arg(long, value_name = "FILE")]
     pub store: Option<std::path::PathBuf>,
+    /// Player A's opening book (player B with --self plays without one).
+    #[command(flatten)]
+    pub book: crate::cli::BookArg,
 }
 
 /// One game of the match: its number, the ballot, and A's colour.
@@ -135,6 +138,8 @@ struct Match<'a> {
     oracle: &'a dyn Oracle,
     /// Player A's store and oracle, with --store.
     proved: Option<(&'a proofdb::Store, ProvedOracle<'a>)>,
+    /// Player A's opening book.
+    book: Option<&'a engine::play::book::Book>,
     name_a: String,
     name_b: String,
     total: usize,
@@ -163,17 +168,23 @@ impl Match<'_> {
     fn play(&self, (i, ballot, a_color): Job) -> anyhow::Result<Played> {
         let args = self.args;
         let mut a: Box<dyn Player + '_> = match &self.proved {
-            Some((store, oracle)) => Box::new(ProvedPlayer::new(
-                Searcher::try_with_options(args.tt_mb, self.opts_a.clone())?,
-                oracle,
-                store,
-            )),
-            None => Box::new(EnginePlayer::new(
-                self.opts_a.clone(),
-                args.tt_mb,
-                self.oracle,
-                args.egdb_pieces,
-            )),
+            Some((store, oracle)) => Box::new(
+                ProvedPlayer::new(
+                    Searcher::try_with_options(args.tt_mb, self.opts_a.clone())?,
+                    oracle,
+                    store,
+                )
+                .with_book(self.book),
+            ),
+            None => Box::new(
+                EnginePlayer::new(
+                    self.opts_a.clone(),
+                    args.tt_mb,
+                    self.oracle,
+                    args.egdb_pieces,
+                )
+                .with_book(self.book),
+            ),
         };
         let (game, end) = match self.player_b() {
             Ok(mut b) => match a_color {
@@ -295,6 +306,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let oracle: &dyn Oracle = &*oracle;
+    let book = args.book.open()?;
     let proved = args
         .store
         .as_deref()
@@ -318,6 +330,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ProvedOracle::new(oracle, args.egdb_pieces, &p.results),
             )
         }),
+        book: book.as_ref(),
         name_a: match &args.store {
             Some(f) => format!("checkers [{}] store {}", args.a, f.display()),
             None => format!("checkers [{}]", args.a),

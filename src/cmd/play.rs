@@ -35,6 +35,8 @@ pub struct Args {
     /// leaves, a proved root plays a move that keeps its value.
     #[arg(long, value_name = "FILE")]
     pub store: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub book: crate::cli::BookArg,
 }
 
 /// Engine strength.
@@ -95,6 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let proved_oracle = proved
         .as_ref()
         .map(|p| ProvedOracle::new(&*oracle, args.egdb_pieces, &p.results));
+    let book = args.book.open()?;
     let mut searcher = Searcher::new(64);
     if args.egdb_pieces > 0 && proved.is_none() {
         searcher.set_probe_max_pieces(args.egdb_pieces);
@@ -137,7 +140,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Err(e) => println!("{e}"),
             }
         } else {
+            let booked = book.as_ref().and_then(|b| {
+                b.play(
+                    &mut searcher,
+                    &pos,
+                    &limits,
+                    &*oracle,
+                    game.history(),
+                    &mut |_| {},
+                )
+            });
             let (r, note) = match (&proved, &proved_oracle) {
+                _ if booked.is_some() => (
+                    booked.expect("a book move"),
+                    ", from the opening book".to_string(),
+                ),
                 (Some(p), Some(o)) => {
                     let c = choose(
                         &mut searcher,

@@ -1,4 +1,5 @@
-//! Playing games: the game record and its PDN text ([`record`]), the
+//! Playing games: the opening book of proved positions ([`book`]), the
+//! game record and its PDN text ([`record`]), the
 //! Hub protocol's text ([`hub`]), players that choose moves and the
 //! referee that plays a game between two of them ([`referee`]), another
 //! engine over a pipe ([`hub_player`]), the Elo estimate of a match
@@ -6,6 +7,7 @@
 //! outcomes ([`tune`]). The command line's `play`, `hub`, `match` and
 //! `tune` are thin shells over these.
 
+pub mod book;
 pub mod elo;
 pub mod hub;
 pub mod hub_player;

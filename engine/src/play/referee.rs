@@ -84,6 +84,7 @@ pub trait Player {
 pub struct EnginePlayer<'a> {
     searcher: Searcher,
     oracle: &'a dyn Oracle,
+    book: Option<&'a super::book::Book>,
 }
 
 impl<'a> EnginePlayer<'a> {
@@ -100,16 +101,40 @@ impl<'a> EnginePlayer<'a> {
         if probe_max > 0 {
             searcher.set_probe_max_pieces(probe_max);
         }
-        EnginePlayer { searcher, oracle }
+        EnginePlayer {
+            searcher,
+            oracle,
+            book: None,
+        }
+    }
+
+    /// The same player, playing from `book` where it holds the position.
+    pub fn with_book(mut self, book: Option<&'a super::book::Book>) -> Self {
+        self.book = book;
+        self
     }
 }
 
 impl Player for EnginePlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let limits = tc.limits(clock);
-        let r = self
-            .searcher
-            .search(&game.current(), &limits, self.oracle, game.history());
+        let pos = game.current();
+        let booked = self.book.and_then(|b| {
+            b.play(
+                &mut self.searcher,
+                &pos,
+                &limits,
+                self.oracle,
+                game.history(),
+                &mut |_| {},
+            )
+        });
+        let r = match booked {
+            Some(r) => r,
+            None => self
+                .searcher
+                .search(&pos, &limits, self.oracle, game.history()),
+        };
         r.best_move.ok_or(PlayError::NoMove)
     }
 }
