@@ -11,7 +11,9 @@
 //! - a proved draw (or ">=draw") plays only moves to positions proved
 //!   "at most a draw" for the opponent; among those the search ranks, and
 //!   draw differentiation as Chinook had it prefers the move that leaves
-//!   the opponent the most replies that lose ([`Traps`]);
+//!   the opponent the most replies that lose ([`Traps`]). At ">=draw" a
+//!   win that the search proves (with the databases and the store) among
+//!   all the moves is played instead;
 //! - anything else (a loss, "<=draw", a position the store does not know)
 //!   is the search's.
 //!
@@ -107,11 +109,14 @@ pub enum MoveSource {
     DrawingMoves,
     /// An opening book of proved positions ([`engine::play::book`]).
     Book,
+    /// At ">=draw", a win the search proves (every line of it ends in a
+    /// database or store win) among all the moves.
+    SearchedWin,
 }
 
 impl MoveSource {
     /// Short name for output: `search`, `win-proof`, `winning-moves`,
-    /// `drawing-moves`, `book`.
+    /// `drawing-moves`, `book`, `searched-win`.
     pub const fn name(self) -> &'static str {
         match self {
             MoveSource::Search => "search",
@@ -119,6 +124,7 @@ impl MoveSource {
             MoveSource::WinningMoves => "winning-moves",
             MoveSource::DrawingMoves => "drawing-moves",
             MoveSource::Book => "book",
+            MoveSource::SearchedWin => "searched-win",
         }
     }
 
@@ -254,10 +260,30 @@ pub fn choose(
             traps: None,
         });
     }
-    // Two thirds of the time to rank the drawing moves, the rest to
-    // count the opponent's losing replies after each.
+    // At ">=draw" the side to move may win: a third of the time to look
+    // for a win the search can prove among all moves (played if found).
+    if outcome == Outcome::AtLeastDraw {
+        let look = Limits {
+            time: limits.time.map(|t| t / 3),
+            ..*limits
+        };
+        let r = searcher.search_with_progress(pos, &look, oracle, history, progress);
+        if r.score > WIN_THRESHOLD {
+            return Ok(ProvedChoice {
+                result: r,
+                proved,
+                source: MoveSource::SearchedWin,
+                keeping: drawing,
+                traps: None,
+            });
+        }
+    }
+    // Then two thirds of what is left to rank the drawing moves, the rest
+    // to count the opponent's losing replies after each.
     let ranked_limits = Limits {
-        time: limits.time.map(|t| t * 2 / 3),
+        time: limits
+            .time
+            .map(|t| t.saturating_sub(start.elapsed()) * 2 / 3),
         ..*limits
     };
     let mut result = searcher.search_among(

@@ -145,6 +145,9 @@ fn proof_text(c: &ProvedChoice) -> String {
             "the search's choice among the {} moves proved to keep the draw",
             c.keeping.len()
         ),
+        MoveSource::SearchedWin => {
+            "a win the search proves with the databases and the store".to_string()
+        }
         MoveSource::Book => format!(
             "the book's move, among the {} it gives to keep the value",
             c.keeping.len()
