@@ -269,3 +269,36 @@ fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
     assert!(draws >= 10, "{draws} proved draws checked");
     assert_eq!(from_proof, draws + wins);
 }
+
+#[test]
+fn the_hub_plays_from_a_store_set_by_a_parameter() {
+    let tmp = common::temp_dir("proved-hub");
+    let dir = tmp.path();
+    let ran = checkers(dir, &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"]);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    let egdb = dir.join("egdb");
+    let session = format!(
+        "hub\ninit\nset-param name=store value=none.sqlite\npos fen={WIN}\nlevel depth=2\ngo\n\
+         set-param name=store value=s.sqlite\ngo\nquit\n"
+    );
+    let ran = common::run_checkers(
+        &["hub", "--no-book"],
+        dir,
+        &[
+            ("CHECKERS_EGDB", egdb.to_str().unwrap()),
+            ("CHECKERS_EGDB_BUILD", "no"),
+        ],
+        Some(session.as_bytes()),
+        Duration::from_secs(60),
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    assert!(ran.stdout.contains("param name=store"), "{}", ran.stdout);
+    assert!(ran.stdout.contains("error store \"none.sqlite\""), "{}", ran.stdout);
+    let done: Vec<&str> = ran.stdout.lines().filter(|l| l.starts_with("done")).collect();
+    assert_eq!(done.len(), 2, "{}", ran.stdout);
+    // With the store the answer is the proof's move, at once (no search
+    // line before it).
+    assert!(done[1].starts_with("done move=22-25"), "{}", ran.stdout);
+    let after_set = ran.stdout.split("done").nth(1).unwrap();
+    assert!(!after_set.contains("info depth"), "{}", ran.stdout);
+}
