@@ -274,7 +274,10 @@ fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
 fn the_hub_plays_from_a_store_set_by_a_parameter() {
     let tmp = common::temp_dir("proved-hub");
     let dir = tmp.path();
-    let ran = checkers(dir, &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"]);
+    let ran = checkers(
+        dir,
+        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
+    );
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     let egdb = dir.join("egdb");
     let session = format!(
@@ -293,8 +296,16 @@ fn the_hub_plays_from_a_store_set_by_a_parameter() {
     );
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert!(ran.stdout.contains("param name=store"), "{}", ran.stdout);
-    assert!(ran.stdout.contains("error store \"none.sqlite\""), "{}", ran.stdout);
-    let done: Vec<&str> = ran.stdout.lines().filter(|l| l.starts_with("done")).collect();
+    assert!(
+        ran.stdout.contains("error store \"none.sqlite\""),
+        "{}",
+        ran.stdout
+    );
+    let done: Vec<&str> = ran
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("done"))
+        .collect();
     assert_eq!(done.len(), 2, "{}", ran.stdout);
     // With the store the answer is the proof's move, at once (no search
     // line before it).
