@@ -4,8 +4,9 @@
 //! this engine with other options (`--self --b`).
 
 //!
-//! The players, the referee, the game record and the Elo estimate are
-//! `engine::play`; the ballots are read by `ballots::deck`.
+//! The players, the referee, the game record, the schedule of the games
+//! and the Elo estimate are `engine::play`; the ballots are read by
+//! `ballots::deck`.
 
 use crate::oracle::Needs;
 use ballots::deck::{Ballot, Deck};
@@ -15,10 +16,10 @@ use engine::play::hub_player::HubPlayer;
 use engine::play::referee::{
     play_game, EnginePlayer, GameEnd, PlayError, Player, Referee, TimeControl,
 };
+use engine::play::schedule::{pairings, play_all, ScheduleError};
 use engine::play::{GameOutcome, GameRecord};
 use engine::search::{SearchOptions, Searcher};
 use engine::{Color, Oracle, Position};
-use rayon::prelude::*;
 use solver::proved::{ProvedOracle, ProvedPlayer};
 
 /// Play a match over the ballots: each ballot with both colours;
@@ -281,23 +282,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let tc = time_control(&args)?;
     let deck = Deck::load(&args.ballots_file)?;
     let ballots = chosen_ballots(&deck, &args)?;
-    let mut jobs: Vec<Job> = Vec::new();
-    for b in &ballots {
-        for c in [Color::Black, Color::White] {
-            jobs.push((jobs.len(), b, c));
-        }
-    }
-    if let Some(g) = args.games {
-        crate::limits::usage(g <= jobs.len(), || {
-            format!(
-                "--games {g}: --ballots {} gives {} games (each ballot with both colours); \
-                 give at most that many",
-                args.ballots,
-                jobs.len()
-            )
-        })?;
-        jobs.truncate(g);
-    }
+    let jobs = pairings(ballots.len(), args.games).map_err(|e| match e {
+        ScheduleError::TooMany {
+            asked, available, ..
+        } => anyhow::Error::new(crate::limits::UsageError(format!(
+            "--games {asked}: --ballots {} gives {available} games (each ballot with both \
+                 colours); give at most that many",
+            args.ballots
+        ))),
+        e => e.into(),
+    })?;
     // The engines playing at once: A, and B with --self, per game.
     let engines = if args.self_play { 2 } else { 1 } * args.threads.min(jobs.len().max(1));
     crate::limits::fits_memory(
@@ -342,11 +336,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         total: jobs.len(),
         done: std::sync::atomic::AtomicUsize::new(0),
     };
-    let pool = crate::cli::thread_pool(Some(args.threads.max(1)))?;
-    let results: Vec<anyhow::Result<Played>> =
-        pool.install(|| jobs.par_iter().map(|&job| m.play(job)).collect());
-    let mut games = results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
-    games.sort_by_key(|g| g.0);
+    let results = play_all(&jobs, args.threads, |p| {
+        m.play((p.number, &ballots[p.opening], p.a_color))
+    })?;
+    let games = results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
     let mut tally = Tally::default();
     for g in &games {
         tally.add(g.2);

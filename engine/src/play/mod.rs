@@ -13,6 +13,7 @@ pub mod hub;
 pub mod hub_player;
 pub mod record;
 pub mod referee;
+pub mod schedule;
 pub mod training;
 pub mod tune;
 
