@@ -603,3 +603,41 @@ pub fn from_book(
         traps: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+    use proofdb::LeafSource;
+
+    #[test]
+    fn a_proof_height_counts_plies_to_its_longest_leaf() {
+        // White takes Black's last man: a win in one ply.
+        let root = parse_fen("W:W18:B14").unwrap();
+        let m = root.moves().as_slice()[0];
+        let end = root.play_unchecked(&m);
+        let tree = ProofTree {
+            root,
+            question: Question::Win,
+            nodes: vec![
+                (root, ProofEntry::Prover(m)),
+                (end, ProofEntry::Leaf(LeafSource::Terminal)),
+            ],
+        };
+        assert_eq!(proof_height(&tree, &root), 1);
+        assert_eq!(proof_height(&tree, &end), 0);
+        // The opponent to move, each reply a leaf: one ply.
+        let root2 = parse_fen("B:W18:B1").unwrap();
+        let mut nodes = vec![(root2, ProofEntry::Opponent)];
+        for r in root2.moves().iter() {
+            let p = root2.play_unchecked(r);
+            nodes.push((p, ProofEntry::Leaf(LeafSource::Egdb)));
+        }
+        let tree2 = ProofTree {
+            root: root2,
+            question: Question::Loss,
+            nodes,
+        };
+        assert_eq!(proof_height(&tree2, &root2), 1);
+    }
+}
