@@ -40,6 +40,9 @@ pub struct ProvedOracle<'a> {
     egdb: &'a dyn Oracle,
     egdb_pieces: u32,
     results: &'a ResultCache,
+    /// Bit `n` set when the store holds a position of `n` pieces: the
+    /// other positions skip the lookup (most of a middle game's nodes).
+    stored_counts: u64,
 }
 
 impl<'a> ProvedOracle<'a> {
@@ -50,10 +53,14 @@ impl<'a> ProvedOracle<'a> {
         egdb_pieces: u32,
         results: &'a ResultCache,
     ) -> ProvedOracle<'a> {
+        let stored_counts = results
+            .iter()
+            .fold(0u64, |m, (p, _)| m | 1u64 << p.piece_count().min(63));
         ProvedOracle {
             egdb,
             egdb_pieces,
             results,
+            stored_counts,
         }
     }
 
@@ -63,20 +70,25 @@ impl<'a> ProvedOracle<'a> {
     }
 
     /// What the databases or the store know of `pos` (the databases also
-    /// answer a position with a capture to play that leads into them, as
-    /// the proofs' leaves do).
+    /// answer a position of up to two pieces more with a capture to play
+    /// that leads into them; the proofs' other leaves are in the store).
     pub fn outcome(&self, pos: &Position) -> Option<Outcome> {
         let n = pos.piece_count();
-        if self.egdb_pieces > 0 && (n <= self.egdb_pieces || pos.has_capture()) {
+        if self.egdb_pieces > 0
+            && (n <= self.egdb_pieces || (n <= self.egdb_pieces + 2 && pos.has_capture()))
+        {
             if let Some(v) = self.egdb.probe(pos) {
                 return Some(Outcome::Exact(v));
             }
         }
-        self.results.lookup(pos)
+        self.stored(pos)
     }
 
     /// What the store (not the databases) knows of `pos`.
     pub fn stored(&self, pos: &Position) -> Option<Outcome> {
+        if self.stored_counts & 1u64 << pos.piece_count().min(63) == 0 {
+            return None;
+        }
         self.results.lookup(pos)
     }
 }
