@@ -19,6 +19,8 @@ pub struct StoreArg {
     /// Proof store file (default: $CHECKERS_STORE, else ./proofs.sqlite).
     #[arg(long, value_name = "FILE")]
     pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub book: BookArg,
 }
 
 impl StoreArg {
@@ -206,6 +208,14 @@ pub struct EngineArgs {
     /// Transposition table size in MiB (at most the machine's memory).
     #[arg(long, default_value_t = 64, value_parser = crate::limits::mebibytes)]
     pub tt_mb: usize,
+    /// Play with this proof store (read-only, never written): its proved
+    /// positions are exact leaves or bounds of the search, and a proved
+    /// root plays a move that keeps its value (a win proof's move at
+    /// once). No store is used unless given.
+    #[arg(long, value_name = "FILE")]
+    pub store: Option<PathBuf>,
+    #[command(flatten)]
+    pub book: BookArg,
 }
 
 /// Turns the command-line limits into search limits.
@@ -249,4 +259,51 @@ pub fn thread_pool(threads: Option<usize>) -> anyhow::Result<rayon::ThreadPool> 
         b = b.num_threads(n);
     }
     Ok(b.build()?)
+}
+
+/// The book an engine command plays from: `--book FILE`, else
+/// `$CHECKERS_BOOK`, else `$HOME/.cache/checkers/book.tsv` when present;
+/// none with `--no-book`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct BookArg {
+    /// Opening book to play from (default: $CHECKERS_BOOK, else
+    /// $HOME/.cache/checkers/book.tsv when it exists; `checkers book
+    /// build` writes one). A position in the book plays a move that
+    /// keeps its proved value.
+    #[arg(long, value_name = "BOOK", conflicts_with = "no_book")]
+    pub book: Option<PathBuf>,
+    /// Play without an opening book.
+    #[arg(long)]
+    pub no_book: bool,
+}
+
+impl BookArg {
+    /// The book to use, read; `None` without one. A book given (by the
+    /// option or the environment) must exist; the default path is used
+    /// only when it does.
+    pub fn open(&self) -> anyhow::Result<Option<engine::play::book::Book>> {
+        if self.no_book {
+            return Ok(None);
+        }
+        let given = self.book.clone().or_else(|| {
+            std::env::var_os("CHECKERS_BOOK")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        });
+        let path = match given {
+            Some(p) => p,
+            None => match default_book() {
+                Some(p) if p.exists() => p,
+                _ => return Ok(None),
+            },
+        };
+        Ok(Some(engine::play::book::Book::read(&path)?))
+    }
+}
+
+/// `$HOME/.cache/checkers/book.tsv`.
+fn default_book() -> Option<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(|h| PathBuf::from(h).join(".cache/checkers/book.tsv"))
 }

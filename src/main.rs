@@ -53,6 +53,8 @@ enum Command {
     Hub(cmd::hub::Args),
     /// Play matches against another Hub engine or this one.
     Match(cmd::matchplay::Args),
+    /// Opening books of proved positions: build.
+    Book(cmd::book::Args),
     /// Fit the evaluation weights to self-play game outcomes.
     Tune(cmd::tune::Args),
     /// Prove the value of a position.
@@ -122,6 +124,7 @@ fn main() {
         Command::Play(a) => cmd::play::run(a),
         Command::Hub(a) => cmd::hub::run(a),
         Command::Match(a) => cmd::matchplay::run(a),
+        Command::Book(a) => cmd::book::run(a),
         Command::Tune(a) => cmd::tune::run(a),
         Command::Solve(a) => cmd::solve::run(a),
         Command::Proof(a) => cmd::proof::run(a),

@@ -1,7 +1,8 @@
 //! Where commands get their exact-value sources: the endgame databases
 //! (built on first use), of one size or of each size a store's proofs
-//! recorded. (The proof store's results are opened by the commands that
-//! use a store.)
+//! recorded, and for the engine commands (`bestmove`, `play`, `hub`,
+//! `match`) a proof store's proved results beside them
+//! ([`open_proved`], used through [`solver::proved`]).
 
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::slices_with;
@@ -41,16 +42,31 @@ pub enum Needs<'a> {
 /// to `$CHECKERS_EGDB_MEMORY` MiB (default 64; 0 decodes none): their
 /// probes read one byte instead of a compressed block.
 pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
+    open_egdb_with(pieces, needs, &crate::progress::BarProgress::new(), true)
+}
+
+/// [`open_egdb`] writing nothing at all, neither progress nor warnings:
+/// for the Hub protocol, whose drivers may read the standard error as
+/// the protocol channel (pydraughts does).
+pub fn open_egdb_quiet(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
+    open_egdb_with(pieces, needs, &engine::egdb::build::NoProgress, false)
+}
+
+fn open_egdb_with(
+    pieces: u32,
+    needs: Needs,
+    progress: &dyn engine::egdb::build::BuildProgress,
+    warn: bool,
+) -> anyhow::Result<Arc<dyn Oracle>> {
     if pieces == 0 {
         return Ok(Arc::new(NoOracle));
     }
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let progress = crate::progress::BarProgress::new();
     let mut db = match (build, needs) {
-        (true, Needs::All) => ensure(&dir, pieces, &progress)?,
-        (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, &progress)?,
+        (true, Needs::All) => ensure(&dir, pieces, progress)?,
+        (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, progress)?,
         (false, _) => Egdb::open(&dir)?,
     };
     db.limit_pieces(pieces);
@@ -65,7 +81,7 @@ pub fn open_egdb(pieces: u32, needs: Needs) -> anyhow::Result<Arc<dyn Oracle>> {
             })
             .filter(|s| !db.has(s))
             .count();
-        if missing > 0 {
+        if missing > 0 && warn {
             eprintln!(
                 "{}: {missing} slices of up to {pieces} pieces that the searches may need are not built \
                  (CHECKERS_EGDB_BUILD=no): their positions are unknown to the searches",
@@ -137,4 +153,23 @@ impl solver::storecheck::OracleBySize for OraclesBySize {
             .map(|o| o.as_ref())
             .ok_or_else(|| format!("databases of {pieces} pieces were not opened"))
     }
+}
+
+/// A proof store opened read-only for play, with its proved results
+/// loaded (the rows it trusts and the positions inside their proofs).
+pub struct ProvedStore {
+    /// The store, for its proof trees.
+    pub store: proofdb::Store,
+    /// Its proved results.
+    pub results: proofdb::ResultCache,
+}
+
+/// Opens the proof store `path` read-only (it is never written) and
+/// loads its proved results; a missing file or one that is not a store is
+/// an error naming it.
+pub fn open_proved(path: &std::path::Path) -> anyhow::Result<ProvedStore> {
+    anyhow::ensure!(path.exists(), "no proof store at {}", path.display());
+    let store = proofdb::Store::open_readonly(path)?;
+    let results = proofdb::ResultCache::load(&store)?;
+    Ok(ProvedStore { store, results })
 }

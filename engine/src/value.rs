@@ -47,6 +47,15 @@ impl fmt::Display for Value {
 pub trait Oracle: Sync {
     /// The exact value of `pos` for its side to move, if known.
     fn probe(&self, pos: &Position) -> Option<Value>;
+
+    /// The lowest and highest value `pos` may have for its side to move,
+    /// if anything is known: equal for an exact value, a draw and a win
+    /// for "at least a draw", a loss and a draw for "at most a draw" (the
+    /// proof store keeps such bounds). By default the exact value of
+    /// [`Oracle::probe`].
+    fn probe_range(&self, pos: &Position) -> Option<(Value, Value)> {
+        self.probe(pos).map(|v| (v, v))
+    }
 }
 
 /// An oracle that knows nothing.

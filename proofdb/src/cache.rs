@@ -43,6 +43,11 @@ impl ResultCache {
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
+
+    /// Every position held with its outcome, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&Position, &Outcome)> {
+        self.map.iter()
+    }
 }
 
 /// Adds what `tree` (a verified proof) proves of each position it reaches,

@@ -375,6 +375,11 @@ impl Store {
         }
     }
 
+    /// The summary of the tree with identifier `id`, if stored.
+    pub fn tree_summary(&self, id: TreeId) -> Result<Option<TreeInfo>> {
+        self.trees_where(id)
+    }
+
     fn trees_where(&self, id: TreeId) -> Result<Option<TreeInfo>> {
         Ok(self.tree_infos(Some(id))?.into_iter().next())
     }

@@ -20,6 +20,7 @@ pub mod leaves;
 pub mod order;
 pub mod present;
 pub mod proofio;
+pub mod proved;
 pub mod prover;
 pub mod question;
 pub mod retro;

@@ -5,6 +5,7 @@ use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{score_text, Limits, SearchOptions, SearchResult, Searcher};
 use engine::Position;
+use solver::proved::{choose, from_book, MoveSource, ProvedChoice, ProvedOracle};
 
 /// Search a position (FEN) and print move, score, depth, nodes, speed and
 /// principal variation.
@@ -69,11 +70,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::From(&[pos]))?;
     let limits = args.limits.limits()?;
     let mut searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
-    if args.engine.egdb_pieces > 0 {
-        searcher.set_probe_max_pieces(args.engine.egdb_pieces);
-    }
     let verbose = args.verbose && !args.json;
-    let r = searcher.search_with_progress(&pos, &limits, &*oracle, &[], &mut |it| {
+    let mut progress = |it: &engine::search::Iteration| {
         if verbose {
             eprintln!(
                 "depth {:>2} score {:>6} nodes {:>12} time {:>7.3} pv {}",
@@ -88,15 +86,85 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     .join(" ")
             );
         }
-    });
-    print_result(&pos, &r, args.json);
-    Ok(())
+    };
+    let book = args.engine.book.open()?;
+    if let Some(c) = book.as_ref().and_then(|b| {
+        from_book(
+            b,
+            &mut searcher,
+            &pos,
+            &limits,
+            &*oracle,
+            &[],
+            &mut progress,
+        )
+    }) {
+        return print_result(&pos, &c.result, Some(&c), args.json);
+    }
+    match &args.engine.store {
+        Some(path) => {
+            let proved = crate::oracle::open_proved(path)?;
+            let oracle = ProvedOracle::new(&*oracle, args.engine.egdb_pieces, &proved.results);
+            let c = choose(
+                &mut searcher,
+                &pos,
+                &limits,
+                &[],
+                &oracle,
+                &proved.store,
+                &mut progress,
+            )?;
+            print_result(&pos, &c.result, Some(&c), args.json)
+        }
+        None => {
+            if args.engine.egdb_pieces > 0 {
+                searcher.set_probe_max_pieces(args.engine.egdb_pieces);
+            }
+            let r = searcher.search_with_progress(&pos, &limits, &*oracle, &[], &mut progress);
+            print_result(&pos, &r, None, args.json)
+        }
+    }
 }
 
-fn print_result(pos: &Position, r: &SearchResult, json: bool) {
+/// What the output says of a proof: `proved win (proof store), the
+/// move of a win proof` and the like.
+fn proof_text(c: &ProvedChoice) -> String {
+    let known = match (c.proved, c.source) {
+        (Some(o), MoveSource::Book) => format!("proved {o} (opening book)"),
+        (Some(o), _) => format!("proved {o} (proof store)"),
+        (None, _) => "not in the proof store".to_string(),
+    };
+    let how = match c.source {
+        MoveSource::Search => "the move is the search's".to_string(),
+        MoveSource::WinProof => "the move of a win proof, played at once".to_string(),
+        MoveSource::WinningMoves => format!(
+            "the search's choice among the {} moves proved to win",
+            c.keeping.len()
+        ),
+        MoveSource::DrawingMoves => format!(
+            "the search's choice among the {} moves proved to keep the draw",
+            c.keeping.len()
+        ),
+        MoveSource::SearchedWin => {
+            "a win the search proves with the databases and the store".to_string()
+        }
+        MoveSource::Book => format!(
+            "the book's move, among the {} it gives to keep the value",
+            c.keeping.len()
+        ),
+    };
+    format!("{known}; {how}")
+}
+
+fn print_result(
+    pos: &Position,
+    r: &SearchResult,
+    proved: Option<&ProvedChoice>,
+    json: bool,
+) -> anyhow::Result<()> {
     let mv = r.best_move.map(|m| m.to_string());
     if json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "fen": engine::notation::fen::to_fen(pos),
             "move": mv,
             "score": r.score,
@@ -107,20 +175,54 @@ fn print_result(pos: &Position, r: &SearchResult, json: bool) {
             "time": r.elapsed.as_secs_f64(),
             "pv": r.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
         });
-        println!("{v}");
-    } else {
-        match mv {
-            None => println!("no legal move: {} has lost", pos.side_to_move()),
-            Some(m) => {
-                println!("bestmove {m}");
-                println!("score {}", score_text(r.score));
-                println!("depth {}", r.depth);
-                println!("nodes {}", r.nodes);
-                println!("nps {:.0}", r.nps());
-                println!("time {:.3}", r.elapsed.as_secs_f64());
-                println!("pv {}", pv_text(r));
+        if let Some(c) = proved {
+            v["proved"] = c.proved.map(|o| o.name()).into();
+            v["source"] = c.source.name().into();
+            v["from_proof"] = c.source.from_proof().into();
+            v["keeping"] = c
+                .keeping
+                .iter()
+                .map(|m| m.to_string())
+                .collect::<Vec<_>>()
+                .into();
+            if let Some(t) = &c.traps {
+                v["traps"] = t
+                    .counts
+                    .iter()
+                    .map(|(m, losing, replies)| {
+                        serde_json::json!({"move": m.to_string(), "losing_replies": losing, "replies": replies})
+                    })
+                    .collect::<Vec<_>>()
+                    .into();
             }
         }
+        crate::cli::emit(&format!("{v}\n"))
+    } else {
+        let mut o = String::new();
+        match mv {
+            None => o += &format!("no legal move: {} has lost\n", pos.side_to_move()),
+            Some(m) => {
+                o += &format!("bestmove {m}\n");
+                if let Some(c) = proved {
+                    o += &format!("proof {}\n", proof_text(c));
+                    if let Some(t) = &c.traps {
+                        let list: Vec<String> = t
+                            .counts
+                            .iter()
+                            .map(|(m, losing, replies)| format!("{m} {losing}/{replies}"))
+                            .collect();
+                        o += &format!("traps {} (opponent replies that lose)\n", list.join(", "));
+                    }
+                }
+                o += &format!("score {}\n", score_text(r.score));
+                o += &format!("depth {}\n", r.depth);
+                o += &format!("nodes {}\n", r.nodes);
+                o += &format!("nps {:.0}\n", r.nps());
+                o += &format!("time {:.3}\n", r.elapsed.as_secs_f64());
+                o += &format!("pv {}\n", pv_text(r));
+            }
+        }
+        crate::cli::emit(&o)
     }
 }
 

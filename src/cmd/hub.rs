@@ -10,8 +10,9 @@ use engine::play::hub::{
     hub_args, hub_move, hub_score, parse_hub_move, parse_hub_position, HubLevel, SideLetters,
 };
 use engine::play::read_line;
-use engine::search::{Limits, SearchOptions, Searcher};
+use engine::search::{Iteration, Limits, SearchOptions, Searcher};
 use engine::{Oracle, Position};
+use solver::proved::{choose, ProvedOracle};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -30,7 +31,14 @@ pub struct Args {
 
 struct Engine {
     searcher: Searcher,
-    oracle: Arc<dyn Oracle>,
+    /// The databases, opened (built if missing, silently) at `init` or
+    /// at the first `go`.
+    oracle: Option<Arc<dyn Oracle>>,
+    egdb_pieces: u32,
+    /// The proof store played with (`--store`, `set-param name=store`).
+    proved: Option<crate::oracle::ProvedStore>,
+    /// The opening book (`--book`, or the default one when present).
+    book: Option<engine::play::book::Book>,
     letters: SideLetters,
     pos: Position,
     history: Vec<Position>,
@@ -78,8 +86,21 @@ impl Engine {
         Ok(())
     }
 
+    /// Opens the databases if not yet open. Nothing is written while
+    /// they are built: a driver may read the standard error as the
+    /// protocol channel.
+    fn open_databases(&mut self) -> anyhow::Result<Arc<dyn Oracle>> {
+        if let Some(o) = &self.oracle {
+            return Ok(o.clone());
+        }
+        let o = crate::oracle::open_egdb_quiet(self.egdb_pieces, Needs::All)?;
+        self.oracle = Some(o.clone());
+        Ok(o)
+    }
+
     /// Searches on this thread; the input thread may set the stop flag.
-    fn go(&mut self, ponder: bool, control: &Control) {
+    fn go(&mut self, ponder: bool, control: &Control) -> anyhow::Result<()> {
+        let oracle = self.open_databases()?;
         let limits = if ponder {
             *control.ponder_budget.lock().expect("lock") = Some(self.level.limits().time);
             Limits {
@@ -89,24 +110,59 @@ impl Engine {
         } else {
             self.level.limits()
         };
-        let r = self.searcher.search_with_progress(
-            &self.pos,
-            &limits,
-            &*self.oracle,
-            &self.history,
-            &mut |it| {
-                let nps = it.nodes as f64 / it.elapsed.as_secs_f64().max(1e-6);
-                say(&format!(
-                    "info depth={} score={} nodes={} time={:.3} nps={:.0} pv=\"{}\"",
-                    it.depth,
-                    hub_score(it.score),
-                    it.nodes,
-                    it.elapsed.as_secs_f64(),
-                    nps,
-                    it.pv.iter().map(hub_move).collect::<Vec<_>>().join(" ")
-                ));
-            },
-        );
+        let mut progress = |it: &engine::search::Iteration| {
+            let nps = it.nodes as f64 / it.elapsed.as_secs_f64().max(1e-6);
+            say(&format!(
+                "info depth={} score={} nodes={} time={:.3} nps={:.0} pv=\"{}\"",
+                it.depth,
+                hub_score(it.score),
+                it.nodes,
+                it.elapsed.as_secs_f64(),
+                nps,
+                it.pv.iter().map(hub_move).collect::<Vec<_>>().join(" ")
+            ));
+        };
+        let plain = |searcher: &mut Searcher, progress: &mut dyn FnMut(&Iteration)| {
+            searcher.search_with_progress(&self.pos, &limits, &*oracle, &self.history, progress)
+        };
+        let booked = self.book.as_ref().and_then(|b| {
+            b.play(
+                &mut self.searcher,
+                &self.pos,
+                &limits,
+                &*oracle,
+                &self.history,
+                &mut progress,
+            )
+        });
+        let r = match &self.proved {
+            _ if booked.is_some() => booked.expect("a book move"),
+            Some(p) => {
+                self.searcher.set_probe_max_pieces(32);
+                let proved = ProvedOracle::new(&*oracle, self.egdb_pieces, &p.results);
+                match choose(
+                    &mut self.searcher,
+                    &self.pos,
+                    &limits,
+                    &self.history,
+                    &proved,
+                    &p.store,
+                    &mut progress,
+                ) {
+                    Ok(c) => c.result,
+                    Err(err) => {
+                        say(&format!("error proof store: {err}; the search alone plays"));
+                        plain(&mut self.searcher, &mut progress)
+                    }
+                }
+            }
+            None => {
+                if self.egdb_pieces > 0 {
+                    self.searcher.set_probe_max_pieces(self.egdb_pieces);
+                }
+                plain(&mut self.searcher, &mut progress)
+            }
+        };
         *control.ponder_budget.lock().expect("lock") = None;
         match r.best_move {
             Some(m) => {
@@ -118,24 +174,30 @@ impl Engine {
             }
             None => say("done"),
         }
+        Ok(())
     }
 }
 
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let options = SearchOptions::parse(&args.options)?;
-    let oracle = crate::oracle::open_egdb(args.engine.egdb_pieces, Needs::All)?;
-    let mut searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
-    if args.engine.egdb_pieces > 0 {
-        searcher.set_probe_max_pieces(args.engine.egdb_pieces);
-    }
+    let searcher = Searcher::try_with_options(args.engine.tt_mb, options)?;
+    let proved = args
+        .engine
+        .store
+        .as_deref()
+        .map(crate::oracle::open_proved)
+        .transpose()?;
     let control = Arc::new(Control {
         stop: searcher.stop_handle(),
         ponder_budget: Mutex::new(None),
     });
     let mut e = Engine {
         searcher,
-        oracle,
+        oracle: None,
+        egdb_pieces: args.engine.egdb_pieces,
+        proved,
+        book: args.engine.book.open()?,
         letters: SideLetters::Pydraughts,
         pos: Position::initial(),
         history: Vec::new(),
@@ -198,9 +260,23 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ));
                 say("param name=variant value=english type=enum values=\"english american\"");
                 say("param name=side-letters value=pydraughts type=enum values=\"pydraughts literal\"");
+                say(&format!(
+                    "param name=store value=\"{}\" type=string",
+                    args.engine
+                        .store
+                        .as_deref()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_default()
+                ));
                 say("wait");
             }
-            "init" => say("ready"),
+            "init" => {
+                if let Err(err) = e.open_databases() {
+                    say(&format!("error {err:#}"));
+                    return Err(err);
+                }
+                say("ready")
+            }
             "ping" => say("pong"),
             "set-param" => {
                 let name = a.iter().find(|(k, _)| k == "name").map(|(_, v)| v.as_str());
@@ -214,6 +290,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                         e.letters = SideLetters::Pydraughts
                     }
                     (Some("variant"), Some("english" | "american")) => {}
+                    (Some("store"), Some("")) => e.proved = None,
+                    (Some("store"), Some(path)) => {
+                        match crate::oracle::open_proved(std::path::Path::new(path)) {
+                            Ok(p) => e.proved = Some(p),
+                            Err(err) => say(&format!("error store {path:?}: {err:#}")),
+                        }
+                    }
                     _ => say(&format!("error unsupported set-param {rest}")),
                 }
             }
@@ -233,7 +316,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             },
             "go" => {
                 let ponder = rest.trim() == "ponder" || a.iter().any(|(k, _)| k == "ponder");
-                e.go(ponder, &control);
+                if let Err(err) = e.go(ponder, &control) {
+                    say(&format!("error {err:#}"));
+                    return Err(err);
+                }
             }
             // handled by the input thread; nothing runs now
             "stop" | "ponder-hit" => {}

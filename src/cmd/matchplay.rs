@@ -4,8 +4,9 @@
 //! this engine with other options (`--self --b`).
 
 //!
-//! The players, the referee, the game record and the Elo estimate are
-//! `engine::play`; the ballots are read by `ballots::deck`.
+//! The players, the referee, the game record, the schedule of the games
+//! and the Elo estimate are `engine::play`; the ballots are read by
+//! `ballots::deck`.
 
 use crate::oracle::Needs;
 use ballots::deck::{Ballot, Deck};
@@ -15,10 +16,11 @@ use engine::play::hub_player::HubPlayer;
 use engine::play::referee::{
     play_game, EnginePlayer, GameEnd, PlayError, Player, Referee, TimeControl,
 };
+use engine::play::schedule::{pairings, play_all, ScheduleError};
 use engine::play::{GameOutcome, GameRecord};
-use engine::search::SearchOptions;
+use engine::search::{SearchOptions, Searcher};
 use engine::{Color, Oracle, Position};
-use rayon::prelude::*;
+use solver::proved::{ProvedOracle, ProvedPlayer};
 
 /// Play a match over the ballots: each ballot with both colours;
 /// adjudicates with the oracle, three-fold repetition and a move limit
@@ -80,6 +82,14 @@ pub struct Args {
     /// killed and loses the game, and the match goes on with a new one.
     #[arg(long, default_value_t = 10.0, value_parser = crate::limits::seconds)]
     pub engine_margin: f64,
+    /// Player A plays with this proof store (read-only): proved positions
+    /// are exact leaves, a proved root plays a move that keeps its value.
+    /// Player B (with --self) plays without it.
+    #[arg(long, value_name = "FILE")]
+    pub store: Option<std::path::PathBuf>,
+    /// Player A's opening book (player B with --self plays without one).
+    #[command(flatten)]
+    pub book: crate::cli::BookArg,
 }
 
 /// One game of the match: its number, the ballot, and A's colour.
@@ -127,6 +137,10 @@ struct Match<'a> {
     tc: TimeControl,
     referee: Referee<'a>,
     oracle: &'a dyn Oracle,
+    /// Player A's store and oracle, with --store.
+    proved: Option<(&'a proofdb::Store, ProvedOracle<'a>)>,
+    /// Player A's opening book.
+    book: Option<&'a engine::play::book::Book>,
     name_a: String,
     name_b: String,
     total: usize,
@@ -154,19 +168,32 @@ impl Match<'_> {
     /// Plays one game and logs it.
     fn play(&self, (i, ballot, a_color): Job) -> anyhow::Result<Played> {
         let args = self.args;
-        let mut a = EnginePlayer::new(
-            self.opts_a.clone(),
-            args.tt_mb,
-            self.oracle,
-            args.egdb_pieces,
-        );
+        let mut a: Box<dyn Player + '_> = match &self.proved {
+            Some((store, oracle)) => Box::new(
+                ProvedPlayer::new(
+                    Searcher::try_with_options(args.tt_mb, self.opts_a.clone())?,
+                    oracle,
+                    store,
+                )
+                .with_book(self.book),
+            ),
+            None => Box::new(
+                EnginePlayer::new(
+                    self.opts_a.clone(),
+                    args.tt_mb,
+                    self.oracle,
+                    args.egdb_pieces,
+                )
+                .with_book(self.book),
+            ),
+        };
         let (game, end) = match self.player_b() {
             Ok(mut b) => match a_color {
                 Color::Black => {
-                    play_game(ballot.position, &mut a, &mut *b, self.tc, &self.referee)?
+                    play_game(ballot.position, &mut *a, &mut *b, self.tc, &self.referee)?
                 }
                 Color::White => {
-                    play_game(ballot.position, &mut *b, &mut a, self.tc, &self.referee)?
+                    play_game(ballot.position, &mut *b, &mut *a, self.tc, &self.referee)?
                 }
             },
             // B did not start: it loses the game unplayed.
@@ -255,23 +282,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let tc = time_control(&args)?;
     let deck = Deck::load(&args.ballots_file)?;
     let ballots = chosen_ballots(&deck, &args)?;
-    let mut jobs: Vec<Job> = Vec::new();
-    for b in &ballots {
-        for c in [Color::Black, Color::White] {
-            jobs.push((jobs.len(), b, c));
-        }
-    }
-    if let Some(g) = args.games {
-        crate::limits::usage(g <= jobs.len(), || {
-            format!(
-                "--games {g}: --ballots {} gives {} games (each ballot with both colours); \
-                 give at most that many",
-                args.ballots,
-                jobs.len()
-            )
-        })?;
-        jobs.truncate(g);
-    }
+    let jobs = pairings(ballots.len(), args.games).map_err(|e| match e {
+        ScheduleError::TooMany {
+            asked, available, ..
+        } => anyhow::Error::new(crate::limits::UsageError(format!(
+            "--games {asked}: --ballots {} gives {available} games (each ballot with both \
+                 colours); give at most that many",
+            args.ballots
+        ))),
+        e => e.into(),
+    })?;
     // The engines playing at once: A, and B with --self, per game.
     let engines = if args.self_play { 2 } else { 1 } * args.threads.min(jobs.len().max(1));
     crate::limits::fits_memory(
@@ -280,6 +300,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     )?;
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let oracle: &dyn Oracle = &*oracle;
+    let book = args.book.open()?;
+    let proved = args
+        .store
+        .as_deref()
+        .map(crate::oracle::open_proved)
+        .transpose()?;
     let m = Match {
         args: &args,
         opts_a,
@@ -292,7 +318,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             probe_max: args.egdb_pieces,
         },
         oracle,
-        name_a: format!("checkers [{}]", args.a),
+        proved: proved.as_ref().map(|p| {
+            (
+                &p.store,
+                ProvedOracle::new(oracle, args.egdb_pieces, &p.results),
+            )
+        }),
+        book: book.as_ref(),
+        name_a: match &args.store {
+            Some(f) => format!("checkers [{}] store {}", args.a, f.display()),
+            None => format!("checkers [{}]", args.a),
+        },
         name_b: match &args.engine_cmd {
             Some(c) => c.clone(),
             None => format!("checkers [{}]", args.b),
@@ -300,11 +336,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         total: jobs.len(),
         done: std::sync::atomic::AtomicUsize::new(0),
     };
-    let pool = crate::cli::thread_pool(Some(args.threads.max(1)))?;
-    let results: Vec<anyhow::Result<Played>> =
-        pool.install(|| jobs.par_iter().map(|&job| m.play(job)).collect());
-    let mut games = results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
-    games.sort_by_key(|g| g.0);
+    let results = play_all(&jobs, args.threads, |p| {
+        m.play((p.number, &ballots[p.opening], p.a_color))
+    })?;
+    let games = results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
     let mut tally = Tally::default();
     for g in &games {
         tally.add(g.2);

@@ -3,6 +3,7 @@
 pub mod ballots;
 pub mod bench;
 pub mod bestmove;
+pub mod book;
 pub mod db;
 pub mod egdb;
 pub mod hub;

@@ -7,6 +7,7 @@ use engine::notation::movetext::{legal_move_texts, parse_move};
 use engine::play::{read_line, GameOutcome, GameRecord};
 use engine::search::{score_text, Limits, Searcher};
 use engine::{Color, Position};
+use solver::proved::{choose, ProvedOracle};
 use std::io::Write;
 use std::time::Duration;
 
@@ -30,6 +31,12 @@ pub struct Args {
     /// Endgame databases up to this many pieces (0: none).
     #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES, value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
+    /// Play with this proof store (read-only): proved positions are exact
+    /// leaves, a proved root plays a move that keeps its value.
+    #[arg(long, value_name = "FILE")]
+    pub store: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub book: crate::cli::BookArg,
 }
 
 /// Engine strength.
@@ -82,8 +89,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ..Limits::default()
         },
     };
+    let proved = args
+        .store
+        .as_deref()
+        .map(crate::oracle::open_proved)
+        .transpose()?;
+    let proved_oracle = proved
+        .as_ref()
+        .map(|p| ProvedOracle::new(&*oracle, args.egdb_pieces, &p.results));
+    let book = args.book.open()?;
     let mut searcher = Searcher::new(64);
-    if args.egdb_pieces > 0 {
+    if args.egdb_pieces > 0 && proved.is_none() {
         searcher.set_probe_max_pieces(args.egdb_pieces);
     }
     let mut game = GameRecord::new(start);
@@ -124,10 +140,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 Err(e) => println!("{e}"),
             }
         } else {
-            let r = searcher.search(&pos, &limits, &*oracle, game.history());
+            let booked = book.as_ref().and_then(|b| {
+                b.play(
+                    &mut searcher,
+                    &pos,
+                    &limits,
+                    &*oracle,
+                    game.history(),
+                    &mut |_| {},
+                )
+            });
+            let (r, note) = match (&proved, &proved_oracle) {
+                _ if booked.is_some() => (
+                    booked.expect("a book move"),
+                    ", from the opening book".to_string(),
+                ),
+                (Some(p), Some(o)) => {
+                    let c = choose(
+                        &mut searcher,
+                        &pos,
+                        &limits,
+                        game.history(),
+                        o,
+                        &p.store,
+                        &mut |_| {},
+                    )?;
+                    let note = match (c.proved, c.source.from_proof()) {
+                        (Some(o), true) => format!(", proved {o}: {}", c.source.name()),
+                        _ => String::new(),
+                    };
+                    (c.result, note)
+                }
+                _ => (
+                    searcher.search(&pos, &limits, &*oracle, game.history()),
+                    String::new(),
+                ),
+            };
             let m = r.best_move.expect("position is not terminal");
             println!(
-                "engine plays {m}   (score {}, depth {}, {} nodes)",
+                "engine plays {m}   (score {}, depth {}, {} nodes{note})",
                 score_text(r.score),
                 r.depth,
                 r.nodes

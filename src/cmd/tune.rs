@@ -5,14 +5,14 @@
 //! weights are fitted so that `sigmoid(eval / K)` predicts it.
 
 //!
-//! The games and the fit are `engine::play::tune`; this command reads the
-//! ballots, keeps the data file and writes the weights.
+//! The games and the fit are `engine::play::tune`, the data file
+//! `engine::play::training`; this command reads the ballots, appends the
+//! games as they finish and writes the weights.
 
 use ballots::deck::{Deck, Selection};
 use engine::eval::{Weights, FEATURE_NAMES};
-use engine::notation::fen::{parse_fen, to_fen};
-use engine::play::tune::{fit, self_play_game, Fit, Sample, SelfPlay};
-use engine::play::{read_line, GameOutcome};
+use engine::play::training::{count_games, game_text, read_samples};
+use engine::play::tune::{fit, self_play_game, Fit, SelfPlay};
 use rayon::prelude::*;
 use std::io::Write;
 use std::path::PathBuf;
@@ -68,11 +68,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         random_plies: args.random_plies,
     };
     // Resume: count the games already in the data file.
-    let mut have = 0;
-    for_each_line(&args.data, |_, line| {
-        have += usize::from(line.starts_with("#game"));
-        Ok(())
-    })?;
+    let have = count_games(&args.data).map_err(|e| anyhow::anyhow!("--data {e}"))?;
     if have > 0 {
         eprintln!(
             "tune: {} has {have} games; generating the rest",
@@ -93,17 +89,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
             let start = ballots[i % ballots.len()].position;
             let (positions, outcome) = self_play_game(i, start, settings, play_weights)?;
-            let r = match outcome {
-                GameOutcome::BlackWins => "1",
-                GameOutcome::WhiteWins => "0",
-                _ => "0.5",
-            };
-            let mut text = format!("#game {i} {}\n", outcome.pdn());
-            for p in positions.iter().skip(args.random_plies) {
-                if !p.has_capture() && !p.is_terminal() {
-                    text.push_str(&format!("{}\t{r}\n", to_fen(p)));
-                }
-            }
+            let text = game_text(i, outcome, &positions, args.random_plies);
             file.lock().expect("lock").write_all(text.as_bytes())?;
             bar.inc(1);
             let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -116,23 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
     drop(file);
 
-    let mut samples = Vec::new();
-    for_each_line(&args.data, |n, line| {
-        if line.starts_with('#') || line.trim().is_empty() {
-            return Ok(());
-        }
-        let (fen, r) = line.split_once('\t').ok_or_else(|| {
-            anyhow::anyhow!("{}:{n}: expected FEN<tab>result", args.data.display())
-        })?;
-        let pos =
-            parse_fen(fen).map_err(|e| anyhow::anyhow!("{}:{n}: {e}", args.data.display()))?;
-        let r: f32 = r
-            .trim()
-            .parse()
-            .map_err(|_| anyhow::anyhow!("{}:{n}: bad result", args.data.display()))?;
-        samples.push(Sample::new(&pos, r));
-        Ok(())
-    })?;
+    let samples = read_samples(&args.data).map_err(|e| anyhow::anyhow!("--data {e}"))?;
     anyhow::ensure!(
         samples.len() > 1000,
         "only {} training positions",
@@ -170,35 +140,5 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     engine::durable::replace_file(&args.out, |f| f.write_all(source.as_bytes()))
         .map_err(|e| anyhow::anyhow!("cannot write --out: {e}"))?;
     println!("wrote {}", args.out.display());
-    Ok(())
-}
-
-/// Calls `each` with the number (from 1) and text of every line of the
-/// data file `path`, streamed; nothing when it does not exist yet. Only a
-/// regular file is read (a device such as /dev/zero never ends), and a
-/// line longer than [`engine::play::MAX_LINE`] is an error naming it.
-fn for_each_line(
-    path: &std::path::Path,
-    mut each: impl FnMut(usize, &str) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => anyhow::bail!("--data {}: {e}", path.display()),
-        Ok(m) if !m.is_file() => anyhow::bail!(
-            "--data {}: not a regular file (a device, folder or pipe): refused",
-            path.display()
-        ),
-        Ok(_) => {}
-    }
-    let file = std::fs::File::open(path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let mut input = std::io::BufReader::new(file);
-    let mut n = 0;
-    while let Some(line) =
-        read_line(&mut input).map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), n + 1))?
-    {
-        n += 1;
-        each(n, &line)?;
-    }
     Ok(())
 }

@@ -84,14 +84,31 @@ pub fn parse_hub_move(pos: &Position, text: &str) -> Result<Move, MoveTextError>
     movetext::parse_move(pos, text)
 }
 
-/// How the side letter of a Hub `pos=` string is read.
+/// How a Hub `pos=` string is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SideLetters {
-    /// pydraughts' English dialect: `W` = the first player (Black, men
-    /// `b` on 1-12) to move, `B` = White to move.
+    /// pydraughts' English dialect: its internal board, on which the
+    /// first player (Black) is "white": the board turned 180 degrees with
+    /// the colours swapped (the square of character `i` is `33 - i`, `w`
+    /// and `W` are Black's men and kings, `b` and `B` White's), and the
+    /// side letter names the colour of that board (`W`: Black to move).
+    /// The start position reads the same either way; a position set up
+    /// from a FEN does not. Moves stay in the game's own numbering.
     Pydraughts,
-    /// `B` = Black to move, `W` = White to move.
+    /// The board as it is: `B` = Black to move, `W` = White to move,
+    /// `b`/`B` Black's men and kings on their own squares.
     Literal,
+}
+
+impl SideLetters {
+    /// The real square (0-31) and colour of the character at index `i`
+    /// (0-31) of a position string whose piece colour reads `letter_is`.
+    fn square(self, i: usize, letter_is: Color) -> (usize, Color) {
+        match self {
+            SideLetters::Literal => (i, letter_is),
+            SideLetters::Pydraughts => (31 - i, letter_is.opposite()),
+        }
+    }
 }
 
 /// Reads a Hub position: side letter then 32 characters for squares 1-32
@@ -114,19 +131,26 @@ pub fn parse_hub_position(text: &str, letters: SideLetters) -> Result<Position, 
         ..Default::default()
     };
     for (i, &c) in chars[1..].iter().enumerate() {
-        let bit = 1u32 << i;
-        match c {
-            'e' | 'E' | '.' => {}
-            'b' => setup.black_men |= bit,
-            'B' => setup.black_kings |= bit,
-            'w' => setup.white_men |= bit,
-            'W' => setup.white_kings |= bit,
+        let (written, king) = match c {
+            'e' | 'E' | '.' => continue,
+            'b' => (Color::Black, false),
+            'B' => (Color::Black, true),
+            'w' => (Color::White, false),
+            'W' => (Color::White, true),
             _ => {
                 return Err(HubPositionError::Piece {
                     square: i + 1,
                     piece: c,
                 })
             }
+        };
+        let (sq, color) = letters.square(i, written);
+        let bit = 1u32 << sq;
+        match (color, king) {
+            (Color::Black, false) => setup.black_men |= bit,
+            (Color::Black, true) => setup.black_kings |= bit,
+            (Color::White, false) => setup.white_men |= bit,
+            (Color::White, true) => setup.white_kings |= bit,
         }
     }
     Ok(Position::from_setup(&setup)?)
@@ -139,13 +163,21 @@ pub fn hub_position(pos: &Position, letters: SideLetters) -> String {
         _ => 'B',
     };
     let mut s = String::from(side);
-    for sq in crate::Square::all() {
-        s.push(match pos.piece_at(sq) {
+    let squares: Vec<crate::Square> = crate::Square::all().collect();
+    for i in 0..32 {
+        // The mapping of `SideLetters::square` is its own inverse.
+        let (sq, _) = letters.square(i, Color::Black);
+        s.push(match pos.piece_at(squares[sq]) {
             None => 'e',
-            Some((Color::Black, false)) => 'b',
-            Some((Color::Black, true)) => 'B',
-            Some((Color::White, false)) => 'w',
-            Some((Color::White, true)) => 'W',
+            Some((c, king)) => {
+                let (_, written) = letters.square(i, c);
+                match (written, king) {
+                    (Color::Black, false) => 'b',
+                    (Color::Black, true) => 'B',
+                    (Color::White, false) => 'w',
+                    (Color::White, true) => 'W',
+                }
+            }
         });
     }
     s
@@ -308,6 +340,30 @@ mod tests {
         for l in [SideLetters::Pydraughts, SideLetters::Literal] {
             assert_eq!(parse_hub_position(&hub_position(&p, l), l).unwrap(), p);
         }
+        // What pydraughts 0.6 sends for boards set up from these FENs
+        // (`Board(variant="english", fen=F)._game.initial_hub_fen`).
+        for (fen, sent) in [
+            (
+                "W:WK22,K23,K24:BK31,K32",
+                "BWWeeeeeeBBBeeeeeeeeeeeeeeeeeeeee",
+            ),
+            ("W:W18:B14", "Beeeeeeeeeeeeeebeeeweeeeeeeeeeeee"),
+            (
+                "B:W18,22,23,27,28:B1,5,10,14",
+                "Weeeebbeeebbeeebeeeweeeweeeeweeew",
+            ),
+        ] {
+            let p = parse_fen(fen).unwrap();
+            assert_eq!(
+                parse_hub_position(sent, SideLetters::Pydraughts).unwrap(),
+                p
+            );
+            assert_eq!(hub_position(&p, SideLetters::Pydraughts), sent);
+        }
+        assert_eq!(
+            parse_hub_position("BeeeeeeeeeeeeeBeeeweeeeeeeeeeeeee", SideLetters::Literal).unwrap(),
+            parse_fen("B:W18:BK14").unwrap()
+        );
         assert!(matches!(
             parse_hub_position("Wbbb", SideLetters::Literal),
             Err(HubPositionError::Length { len: 4, .. })

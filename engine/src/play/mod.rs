@@ -1,16 +1,20 @@
-//! Playing games: the game record and its PDN text ([`record`]), the
+//! Playing games: the opening book of proved positions ([`book`]), the
+//! game record and its PDN text ([`record`]), the
 //! Hub protocol's text ([`hub`]), players that choose moves and the
 //! referee that plays a game between two of them ([`referee`]), another
 //! engine over a pipe ([`hub_player`]), the Elo estimate of a match
 //! ([`elo`]) and the fitting of the evaluation weights to self-play
-//! outcomes ([`tune`]). The command line's `play`, `hub`, `match` and
+//! outcomes ([`tune`]) kept in a training data file ([`training`]). The command line's `play`, `hub`, `match` and
 //! `tune` are thin shells over these.
 
+pub mod book;
 pub mod elo;
 pub mod hub;
 pub mod hub_player;
 pub mod record;
 pub mod referee;
+pub mod schedule;
+pub mod training;
 pub mod tune;
 
 use std::time::Duration;

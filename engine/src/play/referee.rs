@@ -20,6 +20,24 @@ pub enum TimeControl {
     Clock(f64, f64),
 }
 
+impl TimeControl {
+    /// The limits of one move with `clock` seconds left (when playing on
+    /// a clock): the fixed limits, or a share of the clock.
+    pub fn limits(self, clock: f64) -> Limits {
+        match self {
+            TimeControl::PerMove(l) => l,
+            TimeControl::Clock(_, inc) => Limits {
+                time: Some(super::duration_of_secs(super::hub::clock_budget(
+                    clock - inc,
+                    inc,
+                    None,
+                ))),
+                ..Limits::default()
+            },
+        }
+    }
+}
+
 /// A player that broke the match's rules (silent past its time, gone,
 /// or playing an illegal move): it loses the game, and the match goes
 /// on.
@@ -66,6 +84,7 @@ pub trait Player {
 pub struct EnginePlayer<'a> {
     searcher: Searcher,
     oracle: &'a dyn Oracle,
+    book: Option<&'a super::book::Book>,
 }
 
 impl<'a> EnginePlayer<'a> {
@@ -82,26 +101,40 @@ impl<'a> EnginePlayer<'a> {
         if probe_max > 0 {
             searcher.set_probe_max_pieces(probe_max);
         }
-        EnginePlayer { searcher, oracle }
+        EnginePlayer {
+            searcher,
+            oracle,
+            book: None,
+        }
+    }
+
+    /// The same player, playing from `book` where it holds the position.
+    pub fn with_book(mut self, book: Option<&'a super::book::Book>) -> Self {
+        self.book = book;
+        self
     }
 }
 
 impl Player for EnginePlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
-        let limits = match tc {
-            TimeControl::PerMove(l) => l,
-            TimeControl::Clock(_, inc) => Limits {
-                time: Some(super::duration_of_secs(super::hub::clock_budget(
-                    clock - inc,
-                    inc,
-                    None,
-                ))),
-                ..Limits::default()
-            },
+        let limits = tc.limits(clock);
+        let pos = game.current();
+        let booked = self.book.and_then(|b| {
+            b.play(
+                &mut self.searcher,
+                &pos,
+                &limits,
+                self.oracle,
+                game.history(),
+                &mut |_| {},
+            )
+        });
+        let r = match booked {
+            Some(r) => r,
+            None => self
+                .searcher
+                .search(&pos, &limits, self.oracle, game.history()),
         };
-        let r = self
-            .searcher
-            .search(&game.current(), &limits, self.oracle, game.history());
         r.best_move.ok_or(PlayError::NoMove)
     }
 }

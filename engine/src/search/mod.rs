@@ -1,8 +1,8 @@
 //! The playing search: iterative deepening, PVS with aspiration windows,
 //! a two-level transposition table, enhanced transposition cutoffs,
 //! killer and history ordering, capture play-out, extensions and
-//! reductions, exact values from an [`Oracle`], draw differentiation and
-//! repetition detection. Single thread; interruptible through a stop flag.
+//! reductions, exact values and proved bounds from an [`Oracle`], draw
+//! differentiation and repetition detection. Single thread; interruptible through a stop flag.
 //!
 //! Scores are centi-men (a man = 100) from the side to move's point of
 //! view. Beyond the heuristic range:
@@ -14,7 +14,10 @@
 //! - an oracle draw scores 0, or with draw differentiation a value in
 //!   -8..=+33 (from -1/12 to +1/3 of a man, Chinook's band) from the root
 //!   side's point of view, taken from a capture play-out with the oracle off;
-//! - a repetition on the game history plus search path is a draw (0).
+//! - a repetition on the game history plus search path is a draw (0);
+//! - a proved bound (at least / at most a draw, [`Oracle::probe_range`])
+//!   cuts when the window lies beyond its draw end (score 0) and otherwise
+//!   holds the searched score between 0 and the oracle win or loss score.
 //!
 //! Any score with absolute value above [`WIN_THRESHOLD`] is a proven
 //! win or loss.
@@ -51,8 +54,10 @@ pub const MAX_PLY: usize = 128;
 pub struct Limits {
     /// Nominal depth in plies.
     pub depth: Option<u32>,
-    /// Time for this move: no new iteration starts after half of it, and
-    /// the search is interrupted when it runs out.
+    /// Time for this move: the iterations go on until it runs out (less
+    /// a twenty-fifth, at most 10 ms, so that the answer arrives in time);
+    /// the iteration then under way is interrupted, and its best move
+    /// stands if its search finished.
     pub time: Option<Duration>,
     /// Node budget (interrupts when exceeded).
     pub nodes: Option<u64>,
@@ -129,6 +134,12 @@ pub struct Searcher {
     aborted: bool,
     deadline: Option<Instant>,
     node_limit: u64,
+    /// Node count at which the limits are checked next.
+    next_check: u64,
+    /// The best root move of the iteration under way whose search
+    /// finished inside or above the window, with its score: what an
+    /// interrupted iteration leaves.
+    iter_best: Option<(Move, i32)>,
     /// Hashes of the game history and the current path.
     stack: Vec<u64>,
     /// Index in `stack` of the first position after the last
@@ -142,6 +153,19 @@ pub struct Searcher {
     pv_len: [usize; MAX_PLY],
     oracle_on: bool,
     probe_max_pieces: u32,
+}
+
+/// The score of a bound `v` on the value of a position at `ply` (the
+/// highest score of that value when `upper`, else the lowest): a draw is
+/// 0, an oracle win or loss as [`Searcher`] scores them, with the
+/// evaluation's tie-break at its end of the range.
+fn bound_score(v: Value, ply: usize, upper: bool) -> i32 {
+    let tie = if upper { 15 } else { -15 };
+    match v {
+        Value::Draw => 0,
+        Value::Win => ORACLE_WIN - 16 * ply as i32 + tie,
+        Value::Loss => -(ORACLE_WIN - 16 * ply as i32) + tie,
+    }
 }
 
 #[inline(always)]
@@ -176,6 +200,14 @@ fn reversible(a: &Position, b: &Position) -> bool {
 
 const PROGRESS_EVERY: u64 = 1024;
 
+/// What a move's time keeps back so that the answer arrives within it
+/// on a busy machine: a twenty-fifth of it, at most 10 ms (the limits
+/// are checked every [`PROGRESS_EVERY`] nodes, well under a millisecond;
+/// the rest is for the thread being descheduled).
+fn time_margin(t: Duration) -> Duration {
+    (t / 25).min(Duration::from_millis(10))
+}
+
 impl Searcher {
     /// A searcher with a transposition table of about `tt_mb` MiB and the
     /// full engine's options.
@@ -206,6 +238,8 @@ impl Searcher {
             aborted: false,
             deadline: None,
             node_limit: u64::MAX,
+            next_check: 0,
+            iter_best: None,
             stack: Vec::with_capacity(512),
             rev_start: Vec::with_capacity(512),
             root_side: Color::Black,
@@ -268,12 +302,31 @@ impl Searcher {
         history: &[Position],
         progress: &mut dyn FnMut(&Iteration),
     ) -> SearchResult {
+        self.search_among(pos, limits, oracle, history, None, progress)
+    }
+
+    /// As [`Searcher::search_with_progress`], choosing only among the
+    /// root moves `among` (the legal moves equal to one of them; all legal
+    /// moves when `None`, or when none of them is legal): a caller that
+    /// knows some moves to lose a proved value leaves them out.
+    pub fn search_among(
+        &mut self,
+        pos: &Position,
+        limits: &Limits,
+        oracle: &dyn Oracle,
+        history: &[Position],
+        among: Option<&[Move]>,
+        progress: &mut dyn FnMut(&Iteration),
+    ) -> SearchResult {
         let start = Instant::now();
         self.stop.store(false, Ordering::Relaxed);
         self.aborted = false;
         self.nodes = 0;
-        self.deadline = limits.time.map(|t| start + t);
+        self.deadline = limits
+            .time
+            .map(|t| start + t.saturating_sub(time_margin(t)));
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.next_check = 0;
         self.tt.new_search();
         for row in self.history.iter_mut() {
             for h in row.iter_mut() {
@@ -285,6 +338,16 @@ impl Searcher {
         self.oracle_on = true;
 
         let mut root_moves: Vec<Move> = pos.moves().iter().copied().collect();
+        if let Some(among) = among {
+            let kept: Vec<Move> = root_moves
+                .iter()
+                .filter(|m| among.iter().any(|a| a.same_move(m)))
+                .copied()
+                .collect();
+            if !kept.is_empty() {
+                root_moves = kept;
+            }
+        }
         let mut result = SearchResult {
             best_move: root_moves.first().copied(),
             score: if root_moves.is_empty() { -MATE } else { 0 },
@@ -318,6 +381,7 @@ impl Searcher {
         let mut restarted = false;
         while depth <= max_depth {
             self.root_depth = depth as i32;
+            self.iter_best = None;
             let (mut alpha, mut beta) = if self.options.aspiration && depth > 2 {
                 (prev_score - 30, prev_score + 30)
             } else {
@@ -340,8 +404,20 @@ impl Searcher {
                 }
             }
             if self.aborted {
-                // Keep a move of the unfinished iteration only if it was
-                // searched completely and beats the last complete one.
+                // The unfinished iteration's best move stands when its
+                // search finished (inside or above the window): it is
+                // the previous best, searched deeper, or a move that
+                // beat it at the new depth.
+                if let Some((m, s)) = self.iter_best {
+                    if result.best_move.is_some_and(|b| !b.same_move(&m)) {
+                        result.pv = self.pv_line();
+                        if !result.pv.first().is_some_and(|f| f.same_move(&m)) {
+                            result.pv = vec![m];
+                        }
+                    }
+                    result.best_move = Some(m);
+                    result.score = s;
+                }
                 break;
             }
             prev_score = score;
@@ -360,11 +436,6 @@ impl Searcher {
             });
             if score.abs() > WIN_THRESHOLD && depth as i32 > (MATE - score.abs()).max(0) + 2 {
                 break; // a forced win or loss is fully seen
-            }
-            if let Some(t) = limits.time {
-                if start.elapsed() * 2 > t {
-                    break;
-                }
             }
             if failed_low && self.options.restart_on_fail_low && !restarted && depth >= 5 {
                 restarted = true;
@@ -395,6 +466,7 @@ impl Searcher {
         self.aborted = false;
         self.deadline = None;
         self.node_limit = u64::MAX;
+        self.next_check = 0;
         self.tt.new_search();
         self.set_root(pos, history);
         self.oracle_on = true;
@@ -490,7 +562,10 @@ impl Searcher {
 
     #[inline]
     fn check_limits(&mut self) {
-        if self.nodes.is_multiple_of(PROGRESS_EVERY) {
+        // The play-out counts nodes too, so the count may pass any
+        // given multiple between two calls: check once it is reached.
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + PROGRESS_EVERY;
             if self.stop.load(Ordering::Relaxed) || self.nodes >= self.node_limit {
                 self.aborted = true;
             } else if let Some(d) = self.deadline {
@@ -574,6 +649,7 @@ impl Searcher {
                 best = s;
                 best_i = i;
                 if s > alpha {
+                    self.iter_best = Some((m, s));
                     self.pv[0][0] = Some(m);
                     let n = self.pv_len[1];
                     for k in 0..n {
@@ -832,10 +908,72 @@ impl Searcher {
             self.nodes += 1;
             return 0;
         }
-        if let Some(v) = self.probe(pos, oracle) {
-            self.nodes += 1;
-            return self.exact_score(pos, v, ply, oracle);
+        let range = if self.oracle_on && pos.piece_count() <= self.probe_max_pieces {
+            oracle.probe_range(pos)
+        } else {
+            None
+        };
+        match range {
+            Some((lo, hi)) if lo == hi => {
+                self.nodes += 1;
+                self.exact_score(pos, lo, ply, oracle)
+            }
+            Some((lo, hi)) => {
+                // A proved bound: it cuts when the window lies beyond it,
+                // and otherwise holds the searched score inside it.
+                let (low, high) = (bound_score(lo, ply, false), bound_score(hi, ply, true));
+                if low >= beta {
+                    self.nodes += 1;
+                    return low;
+                }
+                if high <= alpha {
+                    self.nodes += 1;
+                    return high;
+                }
+                self.expand(
+                    pos,
+                    h,
+                    alpha,
+                    beta,
+                    depth,
+                    ply,
+                    pv_node,
+                    prev_capture,
+                    oracle,
+                )
+                .clamp(low, high)
+            }
+            None => self.expand(
+                pos,
+                h,
+                alpha,
+                beta,
+                depth,
+                ply,
+                pv_node,
+                prev_capture,
+                oracle,
+            ),
         }
+    }
+
+    /// The part of [`Searcher::pvs`] past the repetition and oracle
+    /// checks (same contract): capture play-out at the horizon, else the
+    /// table and the moves.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn expand(
+        &mut self,
+        pos: &Position,
+        h: u64,
+        alpha: i32,
+        beta: i32,
+        depth: i32,
+        ply: usize,
+        pv_node: bool,
+        prev_capture: bool,
+        oracle: &dyn Oracle,
+    ) -> i32 {
         if depth <= 0 || ply >= MAX_PLY - 2 {
             if self.options.quiescence {
                 return self.quiesce(pos, alpha, beta, ply, oracle);
