@@ -19,7 +19,7 @@ done | T="$t" python3 -c '
 import sys, json, os
 rs = [json.loads(l) for l in sys.stdin if l.strip()]
 rs = [r for r in rs if r["nodes"] > 100]
-ts = sorted(r["time"] for r in rs)
+ts = sorted(r["millis"] / 1000 for r in rs)
 n = len(rs)
 print(" ".join("%.4f" % x for x in ts))
 print("%d moves with a choice at %s s: mean time %.4f s, min %.4f, max %.4f; mean depth %.2f, mean nodes %.0f"

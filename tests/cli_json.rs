@@ -161,6 +161,19 @@ fn every_json_key_is_in_the_vocabulary() {
         vec!["ballots", "show", "1", "--json", "--store", "b.sqlite"],
         vec!["pdn", "check", "games.pdn", "--json"],
         vec!["perft", "3", "--json"],
+        vec!["bestmove", WIN, "--json", "--depth", "4", "--no-book"],
+        vec![
+            "bestmove",
+            WIN,
+            "--json",
+            "--depth",
+            "4",
+            "--no-book",
+            "--egdb-pieces",
+            "0",
+            "--store",
+            "s.sqlite",
+        ],
         vec!["perft", "2", "--divide", "--json"],
     ];
     let mut unknown = Vec::new();

@@ -59,7 +59,7 @@ fn a_proved_win_is_played_from_its_proof_and_the_store_is_only_read() {
     // The move leads to a position the store proves lost for White's
     // opponent.
     let pos = parse_fen(WIN).unwrap();
-    let m = engine::notation::movetext::parse_move(&pos, v["move"].as_str().unwrap()).unwrap();
+    let m = engine::notation::movetext::parse_move(&pos, v["best"].as_str().unwrap()).unwrap();
     let store = Store::open_readonly(&store_file).unwrap();
     let results = ResultCache::load(&store).unwrap();
     assert_eq!(
@@ -144,7 +144,7 @@ fn a_book_built_from_a_store_is_played_by_default_when_present() {
         dir,
     );
     assert_eq!(v["source"], "book", "{v}");
-    assert_eq!(v["move"], "22-25", "{v}");
+    assert_eq!(v["best"], "22-25", "{v}");
     // The default book: $HOME/.cache/checkers/book.tsv when present.
     let v = json(&["bestmove", WIN, "--json", "--depth", "4"], dir);
     assert!(v["source"].is_null(), "{v}");

@@ -166,13 +166,14 @@ fn print_result(
     if json {
         let mut v = serde_json::json!({
             "fen": engine::notation::fen::to_fen(pos),
-            "move": mv,
+            "side_to_move": pos.side_to_move().to_string(),
+            "best": mv,
             "score": r.score,
             "score_text": score_text(r.score),
             "depth": r.depth,
             "nodes": r.nodes,
             "nps": r.nps().round() as u64,
-            "time": r.elapsed.as_secs_f64(),
+            "millis": r.elapsed.as_millis() as u64,
             "pv": r.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
         });
         if let Some(c) = proved {

@@ -41,8 +41,9 @@ enum Command {
     Verify(VerifyArgs),
     /// Measure probe speed on random positions without a capture.
     Bench(BenchArgs),
-    /// List the slices of a piece count (built or not): positions, and
-    /// the slices of the same size a build of each needs.
+    /// List the slices of a piece count (built or not): positions, the
+    /// slices of the same size a build of each needs, and the memory a
+    /// build of each allocates.
     Slices(SlicesArgs),
 }
 
@@ -101,7 +102,8 @@ struct SlicesArgs {
     /// One JSON object per slice and line, in build order (what a slice
     /// reads comes before it): `slice`, `positions`, `reads` (the slices
     /// of its size its build reads directly; every slice of fewer pieces
-    /// is read too), `needs` and `with_needs` as in the table. For
+    /// is read too), `needs` and `with_needs` as in the table, and
+    /// `build_bytes` (the table's memory, in bytes). For
     /// scheduling builds in dependency layers (scripts/slurm-egdb.sh).
     #[arg(long)]
     json: bool,
@@ -288,6 +290,7 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
                 "reads": reads,
                 "needs": need.len() - 1,
                 "with_needs": need.iter().map(size).sum::<u64>(),
+                "build_bytes": engine::egdb::build::build_memory(s),
             });
             out += &format!("{line}\n");
         }
@@ -302,21 +305,31 @@ fn slices(a: SlicesArgs) -> anyhow::Result<()> {
     all.sort_by_key(|x| std::cmp::Reverse(x.1));
     all.truncate(a.largest.unwrap_or(usize::MAX));
     println!(
-        "{:<24} {:>14} {:>6} {:>14}",
-        "slice", "positions", "needs", "with needs"
+        "{:<24} {:>14} {:>6} {:>14} {:>10}",
+        "slice", "positions", "needs", "with needs", "memory"
     );
     for (s, n) in all {
         let need = same_size_closure(s);
         let with: u64 = need.iter().map(size).sum();
         println!(
-            "{:<24} {:>14} {:>6} {:>14}",
+            "{:<24} {:>14} {:>6} {:>14} {:>10}",
             s.name(),
             n,
             need.len() - 1,
-            with
+            with,
+            human_bytes(engine::egdb::build::build_memory(s))
         );
     }
     Ok(())
+}
+
+/// `bytes` in MB or GB, one decimal.
+fn human_bytes(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GB", bytes as f64 / f64::from(1u32 << 30))
+    } else {
+        format!("{:.1} MB", bytes as f64 / f64::from(1u32 << 20))
+    }
 }
 
 /// The positions of `fens`; a bad one is an error naming it.

@@ -279,6 +279,23 @@ fn solve_slice_in_batches(
     })
 }
 
+/// The memory a build of `slice` allocates, in bytes: a state byte and a
+/// value byte per position and two frontier bitmaps ([`Frontier`]). The
+/// files of the slices it reads are mapped besides, and the operating
+/// system keeps of them what it can. (Measured: 2m2k@6-0m2k, 33.5 M
+/// positions, 75 MB by this count, peaked at 188 MB resident with the
+/// 6-piece files it reads mapped.)
+pub fn build_memory(slice: SliceKey) -> u64 {
+    slice
+        .tables()
+        .into_iter()
+        .map(|k| {
+            let n = TableIndex::new(k).size();
+            2 * n + 2 * 8 * n.div_ceil(64)
+        })
+        .sum()
+}
+
 /// The positions decided at one propagation level: a bit per position of
 /// each table of a slice.
 struct Frontier {
@@ -309,7 +326,11 @@ impl Frontier {
     fn count(&self) -> u64 {
         self.words
             .iter()
-            .map(|w| w.par_iter().map(|x| x.load(Relaxed).count_ones() as u64).sum::<u64>())
+            .map(|w| {
+                w.par_iter()
+                    .map(|x| x.load(Relaxed).count_ones() as u64)
+                    .sum::<u64>()
+            })
             .sum()
     }
 
