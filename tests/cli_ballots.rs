@@ -256,3 +256,36 @@ fn bad_arguments_are_refused_with_a_reason() {
         text(&out.stderr)
     );
 }
+
+/// `match` finds the ballot table the way `ballots list` does, from any
+/// working folder (it used to read `../shared/data/ballots.tsv` relative
+/// to the working folder only), and `--data` pointing at a folder
+/// without one is an error naming that folder.
+#[test]
+fn match_finds_the_deck_from_any_folder() {
+    let tmp = common::temp_dir("match-deck");
+    let dir = tmp.path();
+    let args = [
+        "match",
+        "--self",
+        "--ballots",
+        "1",
+        "--games",
+        "2",
+        "--depth",
+        "1",
+    ];
+    let bare = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_checkers"));
+        c.args(args).current_dir(dir).env_remove("CHECKERS_DATA");
+        c
+    };
+    let out = bare().output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("games"), "{}", text(&out.stdout));
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let out = bare().arg("--data").arg(&empty).output().unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("empty"), "{}", text(&out.stderr));
+}

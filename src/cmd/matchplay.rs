@@ -47,9 +47,10 @@ pub struct Args {
     /// a comma-separated list of ACF numbers.
     #[arg(long, default_value = "156")]
     pub ballots: String,
-    /// The ballots table.
-    #[arg(long, default_value = "../shared/data/ballots.tsv")]
-    pub ballots_file: std::path::PathBuf,
+    /// The ballots table (default: as for `ballots list`: --data,
+    /// $CHECKERS_DATA, ../shared/data, beside the checkout, built in).
+    #[arg(long)]
+    pub ballots_file: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub limits: crate::cli::MoveLimitArgs,
     /// Game clock `SECONDS+INCREMENT` for each side (e.g. 60+0.5).
@@ -123,7 +124,7 @@ fn chosen_ballots(deck: &Deck, args: &Args) -> anyhow::Result<Vec<Ballot>> {
             anyhow::anyhow!("--ballots {s:?}: expected 156, 144, 174 or ACF numbers")
         }
         ballots::deck::ChoiceError::NoBallot(n) => {
-            anyhow::anyhow!("no ballot {n} in {}", args.ballots_file.display())
+            anyhow::anyhow!("no ballot {n} in {}", deck.source())
         }
     })?;
     Ok(chosen.into_iter().cloned().collect())
@@ -280,7 +281,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let opts_a = SearchOptions::parse(&args.a).map_err(|e| anyhow::anyhow!("--a: {e}"))?;
     let opts_b = SearchOptions::parse(&args.b).map_err(|e| anyhow::anyhow!("--b: {e}"))?;
     let tc = time_control(&args)?;
-    let deck = Deck::load(&args.ballots_file)?;
+    let deck = Deck::locate(args.ballots_file.as_deref())?;
     let ballots = chosen_ballots(&deck, &args)?;
     let jobs = pairings(ballots.len(), args.games).map_err(|e| match e {
         ScheduleError::TooMany {

@@ -40,9 +40,10 @@ pub struct Args {
     /// path; lines longer than 64 KiB are refused.
     #[arg(long, default_value = "tune-positions.tsv")]
     pub data: PathBuf,
-    /// The ballots table.
-    #[arg(long, default_value = "../shared/data/ballots.tsv")]
-    pub ballots_file: PathBuf,
+    /// The ballots table (default: as for `ballots list`: --data,
+    /// $CHECKERS_DATA, ../shared/data, beside the checkout, built in).
+    #[arg(long)]
+    pub ballots_file: Option<PathBuf>,
     /// Where to write the fitted weights (Rust source).
     #[arg(long, default_value = "engine/src/eval/weights.rs")]
     pub out: PathBuf,
@@ -61,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         "tuned" => Weights::playing(),
         o => anyhow::bail!("--play-eval {o:?}: expected hand or tuned"),
     };
-    let deck = Deck::load(&args.ballots_file)?;
+    let deck = Deck::locate(args.ballots_file.as_deref())?;
     let ballots = deck.select(Selection::Deck156);
     let settings = SelfPlay {
         depth: args.depth,
