@@ -395,7 +395,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     if !interrupted {
         store.finish_run(&run_id)?;
     }
-    let rows = report::status(&store, &chosen)?;
+    let mut rows = report::status(&store, &chosen)?;
+    // What to run next goes on with this run's databases, whatever size
+    // the line's earlier results were proved with.
+    for r in &mut rows {
+        r.egdb_pieces = Some(args.egdb_pieces);
+    }
     let mut text = report::to_text(&rows, std::io::IsTerminal::is_terminal(&std::io::stdout()));
     let next = report::next_text(&rows, &super::pasteable(&path), args.egdb_pieces);
     if !next.is_empty() {
