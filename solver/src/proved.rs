@@ -218,14 +218,7 @@ pub fn choose(
         .collect();
     if outcome == Outcome::Exact(Value::Win) || !winning.is_empty() {
         if let Some(m) = win_proof_move(store, pos, &moves)? {
-            let result = SearchResult {
-                best_move: Some(m),
-                score: ORACLE_WIN,
-                depth: 0,
-                nodes: 0,
-                pv: vec![m],
-                elapsed: start.elapsed(),
-            };
+            let result = SearchResult::immediate(m, ORACLE_WIN, start.elapsed());
             return Ok(ProvedChoice {
                 result,
                 proved,
@@ -256,14 +249,7 @@ pub fn choose(
     }
     if drawing.len() == 1 {
         let m = drawing[0];
-        let result = SearchResult {
-            best_move: Some(m),
-            score: 0,
-            depth: 0,
-            nodes: 0,
-            pv: vec![m],
-            elapsed: start.elapsed(),
-        };
+        let result = SearchResult::immediate(m, 0, start.elapsed());
         return Ok(ProvedChoice {
             result,
             proved,

@@ -178,18 +178,12 @@ impl Book {
             .collect();
         let first = *moves.first()?;
         if entry.value == Value::Win || moves.len() == 1 {
-            return Some(SearchResult {
-                best_move: Some(first),
-                score: if entry.value == Value::Win {
-                    ORACLE_WIN
-                } else {
-                    0
-                },
-                depth: 0,
-                nodes: 0,
-                pv: vec![first],
-                elapsed: start.elapsed(),
-            });
+            let score = if entry.value == Value::Win {
+                ORACLE_WIN
+            } else {
+                0
+            };
+            return Some(SearchResult::immediate(first, score, start.elapsed()));
         }
         Some(searcher.search_among(pos, limits, oracle, history, Some(&moves), progress))
     }

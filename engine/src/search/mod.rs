@@ -81,6 +81,20 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
+    /// A move played without a search (a proof's or a book's move, or
+    /// the only one that keeps a proved value): depth 0, no nodes, the
+    /// move as the whole variation.
+    pub fn immediate(m: Move, score: i32, elapsed: Duration) -> SearchResult {
+        SearchResult {
+            best_move: Some(m),
+            score,
+            depth: 0,
+            nodes: 0,
+            pv: vec![m],
+            elapsed,
+        }
+    }
+
     /// Nodes per second.
     pub fn nps(&self) -> f64 {
         self.nodes as f64 / self.elapsed.as_secs_f64().max(1e-9)
@@ -913,48 +927,32 @@ impl Searcher {
         } else {
             None
         };
-        match range {
+        // A proved bound cuts when the window lies beyond it, and
+        // otherwise holds the searched score inside it.
+        let (low, high) = match range {
             Some((lo, hi)) if lo == hi => {
                 self.nodes += 1;
-                self.exact_score(pos, lo, ply, oracle)
+                return self.exact_score(pos, lo, ply, oracle);
             }
-            Some((lo, hi)) => {
-                // A proved bound: it cuts when the window lies beyond it,
-                // and otherwise holds the searched score inside it.
-                let (low, high) = (bound_score(lo, ply, false), bound_score(hi, ply, true));
-                if low >= beta {
-                    self.nodes += 1;
-                    return low;
-                }
-                if high <= alpha {
-                    self.nodes += 1;
-                    return high;
-                }
-                self.expand(
-                    pos,
-                    h,
-                    alpha,
-                    beta,
-                    depth,
-                    ply,
-                    pv_node,
-                    prev_capture,
-                    oracle,
-                )
-                .clamp(low, high)
-            }
-            None => self.expand(
-                pos,
-                h,
-                alpha,
-                beta,
-                depth,
-                ply,
-                pv_node,
-                prev_capture,
-                oracle,
-            ),
+            Some((lo, hi)) => (bound_score(lo, ply, false), bound_score(hi, ply, true)),
+            None => (i32::MIN, i32::MAX),
+        };
+        if low >= beta || high <= alpha {
+            self.nodes += 1;
+            return if low >= beta { low } else { high };
         }
+        self.expand(
+            pos,
+            h,
+            alpha,
+            beta,
+            depth,
+            ply,
+            pv_node,
+            prev_capture,
+            oracle,
+        )
+        .clamp(low, high)
     }
 
     /// The part of [`Searcher::pvs`] past the repetition and oracle
