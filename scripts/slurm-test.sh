@@ -307,19 +307,23 @@ run2_ok() {
   # which depended on the machine's load and on how hard that ply is.
   submit_run 600 10 --time=1 --signal=B:USR1@0
   # Meanwhile (beside the array's last task) the early warning: ballot 4
-  # under a 1-minute limit with the script's own --signal=B:USR1@300,
-  # which Slurm sends at once here.
+  # under a 6-minute limit with the script's own --signal=B:USR1@300,
+  # which Slurm sends a minute or so after the start. (Under a 1-minute
+  # limit it came at once, sometimes before the walk had proved a ply.)
   mkdir -p "$shared/run-usr1"
   usr1=$(SHARED_DIR=$shared/run-usr1 BALLOTS=4 BUDGET=600 POSITION_BUDGET=600 \
-    sbatch --parsable --array=1 --cpus-per-task=1 --mem=2G --time=1 \
+    sbatch --parsable --array=1 --cpus-per-task=1 --mem=2G --time=6 \
     --output="$shared/run-usr1/ballots-%A_%a.out" scripts/slurm-ballots.sbatch)
   wait_jobs 600 || return 1
   all_in TIMEOUT "$array" && all_in COMPLETED "$merge" || return 1
   local s w r0 j0 n0 r1 j1 n1 went=0
   for s in 1 2 3; do
     f=$SHARED_DIR/shards/ballots-$s.sqlite
-    grep -q "store backed up to" "$SHARED_DIR"/ballots-"${array}"_$s.out ||
-      { echo "task $s: no backup after the time limit" >&2; return 1; }
+    grep -q "store backed up to" "$SHARED_DIR"/ballots-"${array}"_$s.out || {
+      echo "task $s: no backup after the time limit" >&2
+      cat "$SHARED_DIR"/ballots-"${array}"_$s.out >&2
+      return 1
+    }
     read -r r0 j0 n0 <"$work/before-$s.counts"
     r1=$(stat_of "$f" results) j1=$(stat_of "$f" job_records) n1=$(stat_of "$f" runs)
     say "  ballots-$s: results $r0 -> $r1, job records $j0 -> $j1, runs $n0 -> $n1"
@@ -347,6 +351,6 @@ usr1_ok() {
   all_in COMPLETED "$usr1" || return 1
   n=$(stat_of "$shared/run-usr1/shards/ballots-4.sqlite" results) || return 1
   say "  ballots-4: $n results, $(stat_of "$shared/run-usr1/shards/ballots-4.sqlite" job_records) job records, job $(job_states "$usr1")"
-  [ "$n" -gt 0 ]
+  [ "$n" -gt 0 ] || { echo "ballots-4: no result before the warning" >&2; cat "$out" >&2; return 1; }
 }
 check "ballots: the early warning (USR1) stops a task before its time limit, and it backs up" usr1_ok

@@ -21,7 +21,42 @@ use crate::question::{child_threshold, prover_of, question_goal, Res, Status};
 use engine::{Color, Move, MoveList, Position, Value};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use thiserror::Error;
+
+/// How far one extraction may go.
+#[derive(Clone, Debug, Default)]
+pub struct ExtractLimits {
+    /// Positions the tree may hold (it may visit four times as many).
+    pub max_nodes: usize,
+    /// Give up ([`ExtractError::OutOfTime`]) once this instant passes.
+    pub deadline: Option<Instant>,
+    /// Give up ([`ExtractError::Stopped`]) once this is set: the flag
+    /// that stops the searches (SIGINT, SIGTERM, a run's end).
+    pub stop: Option<Arc<AtomicBool>>,
+}
+
+impl ExtractLimits {
+    /// At most `max_nodes` positions, no clock, no stop flag.
+    pub fn nodes(max_nodes: usize) -> ExtractLimits {
+        ExtractLimits {
+            max_nodes,
+            ..ExtractLimits::default()
+        }
+    }
+
+    /// These limits with `deadline`.
+    pub fn until(self, deadline: Option<Instant>) -> ExtractLimits {
+        ExtractLimits { deadline, ..self }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
 
 /// What the extractor asks a search about one position.
 #[derive(Clone, Copy, Debug)]
@@ -178,6 +213,9 @@ pub enum ExtractError {
     /// The deadline passed before the tree was complete.
     #[error("time ran out after {0} positions of the proof tree")]
     OutOfTime(usize),
+    /// The stop flag was set before the tree was complete.
+    #[error("stopped after {0} positions of the proof tree")]
+    Stopped(usize),
     /// The search could not re-prove the root (budget too small).
     #[error("could not re-prove {fen} for the {question} question")]
     NotProved {
@@ -197,8 +235,7 @@ struct Extractor<'s, 'l> {
     index: HashMap<Position, usize>,
     path: Vec<Position>,
     on_path: HashMap<Position, u32>,
-    max_nodes: usize,
-    deadline: Option<Instant>,
+    limits: ExtractLimits,
     /// Positions visited in this round.
     visits: usize,
     /// The largest node budget of a search in this round ([`ROUNDS`]).
@@ -222,17 +259,17 @@ const ROUNDS: [u64; 4] = [0, 4_096, 262_144, u64::MAX];
 const CLOCK_EVERY: usize = 1 << 10;
 
 /// Extracts a proof of `question` at `root` with `search`, whose table
-/// should hold the proof found. At most `max_nodes` positions; gives up
-/// with [`ExtractError::OutOfTime`] once `deadline` has passed (give the
-/// search the same deadline, or a position it cannot settle may hold the
-/// extraction past it).
+/// should hold the proof found, within `limits`: at most `max_nodes`
+/// positions; gives up with [`ExtractError::OutOfTime`] once the deadline
+/// has passed and with [`ExtractError::Stopped`] once the stop flag is
+/// set (give the search the same deadline and flag, or a position it
+/// cannot settle may hold the extraction past them).
 pub fn extract(
     search: &mut dyn ProofSearch,
     leaves: Leaves<'_>,
     root: Position,
     question: Question,
-    max_nodes: usize,
-    deadline: Option<Instant>,
+    limits: ExtractLimits,
 ) -> Result<ProofTree, ExtractError> {
     let (t, _) = question_goal(question);
     let mut x = Extractor {
@@ -244,8 +281,7 @@ pub fn extract(
         index: HashMap::new(),
         path: Vec::new(),
         on_path: HashMap::new(),
-        max_nodes,
-        deadline,
+        limits,
         visits: 0,
         budget: 0,
     };
@@ -306,13 +342,17 @@ impl Extractor<'_, '_> {
             return Ok(self.cycles);
         }
         self.visits += 1;
-        if self.nodes.len() >= self.max_nodes || self.visits > self.max_nodes.saturating_mul(4) {
-            return Err(ExtractError::TooLarge(self.max_nodes));
+        let max = self.limits.max_nodes;
+        if self.nodes.len() >= max || self.visits > max.saturating_mul(4) {
+            return Err(ExtractError::TooLarge(max));
         }
-        if self.visits.is_multiple_of(CLOCK_EVERY)
-            && self.deadline.is_some_and(|d| Instant::now() >= d)
-        {
-            return Err(ExtractError::OutOfTime(self.nodes.len()));
+        if self.visits.is_multiple_of(CLOCK_EVERY) {
+            if self.limits.stopped() {
+                return Err(ExtractError::Stopped(self.nodes.len()));
+            }
+            if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(ExtractError::OutOfTime(self.nodes.len()));
+            }
         }
         let prover_moves = pos.side_to_move() == self.prover;
         let mut list = MoveList::new();

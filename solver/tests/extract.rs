@@ -12,10 +12,14 @@ use solver::clock::Instant;
 use solver::dfpn::{Dfpn, DfpnConfig};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::question::proved_question;
-use solver::tree::{extract, DfpnThenAb, ExtractError, Known, ProofQuery, ProofSearch};
+use solver::tree::{
+    extract, DfpnThenAb, ExtractError, ExtractLimits, Known, ProofQuery, ProofSearch,
+};
 use solver::verify::verify;
 use solver::{CallLimits, Leaves};
 use solver::{Res, Status};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 mod stack;
 
 use stack::on_big_stack;
@@ -59,7 +63,13 @@ fn trees(
     let (root, mut df, q) = settle(fen, t);
     let q = q?;
     let leaves = Leaves::new(&NoOracle, &NoResults);
-    let alone = extract(&mut df, leaves, root, q, 1_000_000, deadline);
+    let alone = extract(
+        &mut df,
+        leaves,
+        root,
+        q,
+        ExtractLimits::nodes(1_000_000).until(deadline),
+    );
     let mut ab = AlphaBeta::new(
         leaves,
         AbConfig {
@@ -71,7 +81,13 @@ fn trees(
         dfpn: &mut df,
         ab: &mut ab,
     };
-    let combined = extract(&mut both, leaves, root, q, 1_000_000, deadline);
+    let combined = extract(
+        &mut both,
+        leaves,
+        root,
+        q,
+        ExtractLimits::nodes(1_000_000).until(deadline),
+    );
     Some((alone, combined))
 }
 
@@ -143,6 +159,36 @@ fn extraction_stops_at_its_deadline() {
     });
 }
 
+/// A stop flag already set (SIGTERM to a run) stops an extraction that
+/// visits more than a thousand positions with `Stopped`, as the
+/// deadline does, and the same extraction without the flag completes.
+/// (A run killed by Slurm's time limit has 30 s to commit and exit; an
+/// extraction of a 5-million-position tree that ignored the flag took
+/// 20 s of them.)
+#[test]
+fn extraction_stops_when_its_stop_flag_is_set() {
+    on_big_stack(|| {
+        let (fen, t) = ("W:WK19,K23:B12,K28", Value::Win);
+        let (root, mut df, q) = settle(fen, t);
+        let q = q.expect("df-pn settles the question");
+        let leaves = Leaves::new(&NoOracle, &NoResults);
+        let stopped = ExtractLimits {
+            stop: Some(Arc::new(AtomicBool::new(true))),
+            ..ExtractLimits::nodes(1_000_000)
+        };
+        match extract(&mut df, leaves, root, q, stopped) {
+            Err(ExtractError::Stopped(n)) => assert!(n < 1_024, "{n} positions"),
+            other => panic!("expected Stopped, got {:?}", other.map(|t| t.nodes.len())),
+        }
+        let running = ExtractLimits {
+            stop: Some(Arc::new(AtomicBool::new(false))),
+            ..ExtractLimits::nodes(1_000_000)
+        };
+        let tree = extract(&mut df, leaves, root, q, running).expect("the proof without a stop");
+        assert!(tree.nodes.len() > 1_024, "{} positions", tree.nodes.len());
+    });
+}
+
 /// Extraction walks the results df-pn settled through a repetition of
 /// its path ([`Dfpn::looped`]) instead of searching each such position
 /// again: from df-pn's table alone, extracting every case costs fewer
@@ -157,7 +203,7 @@ fn extraction_walks_the_results_that_relied_on_a_repetition() {
             let searched = df.nodes();
             let q = q.expect("df-pn settles the question");
             let leaves = Leaves::new(&NoOracle, &NoResults);
-            let tree = extract(&mut df, leaves, root, q, 1_000_000, None)
+            let tree = extract(&mut df, leaves, root, q, ExtractLimits::nodes(1_000_000))
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
             verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
             let extracting = df.nodes() - searched;
@@ -227,7 +273,7 @@ fn a_move_whose_hint_fails_is_searched() {
             searched: false,
         };
         let leaves = Leaves::new(&NoOracle, &NoResults);
-        let tree = extract(&mut stale, leaves, root, q, 1_000_000, None)
+        let tree = extract(&mut stale, leaves, root, q, ExtractLimits::nodes(1_000_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(stale.searched);
         verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));

@@ -13,7 +13,7 @@ use crate::dfpn::{CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status};
-use crate::tree::{extract, DfpnThenAb, ExtractError};
+use crate::tree::{extract, DfpnThenAb, ExtractError, ExtractLimits};
 use crate::verify::verify;
 use crate::CheckpointPlan;
 use engine::notation::fen::to_fen;
@@ -236,14 +236,14 @@ impl<'a, 'o> Searches<'a, 'o> {
 
     /// Extracts and verifies the proof of threshold `t`, settled by
     /// `who` as `status`, and keeps it. False when extraction ran out of
-    /// time: the question stays open, as when the search itself runs
-    /// out, and a run says how far extraction got.
+    /// time or was stopped: the question stays open, as when the search
+    /// itself runs out, and a run says how far extraction got.
     fn prove(&mut self, t: Value, who: Runner, status: Status) -> Result<bool, SolveError> {
         let question = proved_question(t, status).expect("settled");
         let t0 = Instant::now();
         let tree = match self.extract(who, question, t0) {
             Ok(tree) => tree,
-            Err(ExtractError::OutOfTime(positions)) => {
+            Err(ExtractError::OutOfTime(positions) | ExtractError::Stopped(positions)) => {
                 let nodes = positions as u64;
                 let run = run_of(t, Runner::Extract, Status::Unknown, nodes, t0, None);
                 self.runs.push(run);
@@ -317,10 +317,14 @@ impl<'a, 'o> Searches<'a, 'o> {
         t0: Instant,
     ) -> Result<ProofTree, ExtractError> {
         let (grace, stop) = self.extraction_deadlines(t0);
-        let max = self.opts.max_proof_nodes;
+        let limits = ExtractLimits {
+            max_nodes: self.opts.max_proof_nodes,
+            deadline: stop,
+            stop: self.opts.stop.clone(),
+        };
         let tree = if who == Runner::Ab {
             self.ab.set_deadline(grace);
-            extract(&mut self.ab, self.leaves, self.root, question, max, stop)
+            extract(&mut self.ab, self.leaves, self.root, question, limits)
         } else {
             self.df.set_deadline(grace);
             self.ab.set_config(AbConfig {
@@ -335,7 +339,7 @@ impl<'a, 'o> Searches<'a, 'o> {
                 dfpn: &mut self.df,
                 ab: &mut self.ab,
             };
-            extract(&mut both, self.leaves, self.root, question, max, stop)
+            extract(&mut both, self.leaves, self.root, question, limits)
         };
         // The next question sets its own deadlines; the node budget comes
         // back here.
