@@ -34,6 +34,18 @@ impl CallLimits {
             ..CallLimits::default()
         }
     }
+
+    /// These limits with `deadline` instead of their own.
+    pub fn until(self, deadline: Option<Instant>) -> CallLimits {
+        CallLimits { deadline, ..self }
+    }
+
+    /// Whether the stop flag is set.
+    pub fn stop_requested(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 impl Default for CallLimits {
@@ -81,10 +93,7 @@ impl Budget {
 
     fn out_of(&self, limits: &CallLimits) -> bool {
         self.nodes - self.start >= limits.max_nodes
-            || limits
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
+            || limits.stop_requested()
             || limits.deadline.is_some_and(|d| Instant::now() >= d)
     }
 

@@ -13,6 +13,7 @@
 //! is rolled back; a win proof comes out acyclic. Nodes are added after
 //! their subtree is complete; a failed branch is rolled back.
 
+use crate::budget::CallLimits;
 use crate::clock::Instant;
 use crate::dfpn::Dfpn;
 use crate::leaves::Leaves;
@@ -21,42 +22,7 @@ use crate::question::{child_threshold, prover_of, question_goal, Res, Status};
 use engine::{Color, Move, MoveList, Position, Value};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use thiserror::Error;
-
-/// How far one extraction may go.
-#[derive(Clone, Debug, Default)]
-pub struct ExtractLimits {
-    /// Positions the tree may hold (it may visit four times as many).
-    pub max_nodes: usize,
-    /// Give up ([`ExtractError::OutOfTime`]) once this instant passes.
-    pub deadline: Option<Instant>,
-    /// Give up ([`ExtractError::Stopped`]) once this is set: the flag
-    /// that stops the searches (SIGINT, SIGTERM, a run's end).
-    pub stop: Option<Arc<AtomicBool>>,
-}
-
-impl ExtractLimits {
-    /// At most `max_nodes` positions, no clock, no stop flag.
-    pub fn nodes(max_nodes: usize) -> ExtractLimits {
-        ExtractLimits {
-            max_nodes,
-            ..ExtractLimits::default()
-        }
-    }
-
-    /// These limits with `deadline`.
-    pub fn until(self, deadline: Option<Instant>) -> ExtractLimits {
-        ExtractLimits { deadline, ..self }
-    }
-
-    fn stopped(&self) -> bool {
-        self.stop
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
-    }
-}
 
 /// What the extractor asks a search about one position.
 #[derive(Clone, Copy, Debug)]
@@ -235,7 +201,7 @@ struct Extractor<'s, 'l> {
     index: HashMap<Position, usize>,
     path: Vec<Position>,
     on_path: HashMap<Position, u32>,
-    limits: ExtractLimits,
+    limits: CallLimits,
     /// Positions visited in this round.
     visits: usize,
     /// The largest node budget of a search in this round ([`ROUNDS`]).
@@ -259,17 +225,18 @@ const ROUNDS: [u64; 4] = [0, 4_096, 262_144, u64::MAX];
 const CLOCK_EVERY: usize = 1 << 10;
 
 /// Extracts a proof of `question` at `root` with `search`, whose table
-/// should hold the proof found, within `limits`: at most `max_nodes`
-/// positions; gives up with [`ExtractError::OutOfTime`] once the deadline
-/// has passed and with [`ExtractError::Stopped`] once the stop flag is
-/// set (give the search the same deadline and flag, or a position it
-/// cannot settle may hold the extraction past them).
+/// should hold the proof found, within `limits`, whose `max_nodes`
+/// counts the tree's positions (its progress counter is not used): gives
+/// up with [`ExtractError::OutOfTime`] once the deadline has passed and
+/// with [`ExtractError::Stopped`] once the stop flag is set (give the
+/// search the same deadline and flag, or a position it cannot settle may
+/// hold the extraction past them).
 pub fn extract(
     search: &mut dyn ProofSearch,
     leaves: Leaves<'_>,
     root: Position,
     question: Question,
-    limits: ExtractLimits,
+    limits: CallLimits,
 ) -> Result<ProofTree, ExtractError> {
     let (t, _) = question_goal(question);
     let mut x = Extractor {
@@ -342,12 +309,12 @@ impl Extractor<'_, '_> {
             return Ok(self.cycles);
         }
         self.visits += 1;
-        let max = self.limits.max_nodes;
+        let max = usize::try_from(self.limits.max_nodes).unwrap_or(usize::MAX);
         if self.nodes.len() >= max || self.visits > max.saturating_mul(4) {
             return Err(ExtractError::TooLarge(max));
         }
         if self.visits.is_multiple_of(CLOCK_EVERY) {
-            if self.limits.stopped() {
+            if self.limits.stop_requested() {
                 return Err(ExtractError::Stopped(self.nodes.len()));
             }
             if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {

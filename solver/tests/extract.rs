@@ -12,9 +12,7 @@ use solver::clock::Instant;
 use solver::dfpn::{Dfpn, DfpnConfig};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::question::proved_question;
-use solver::tree::{
-    extract, DfpnThenAb, ExtractError, ExtractLimits, Known, ProofQuery, ProofSearch,
-};
+use solver::tree::{extract, DfpnThenAb, ExtractError, Known, ProofQuery, ProofSearch};
 use solver::verify::verify;
 use solver::{CallLimits, Leaves};
 use solver::{Res, Status};
@@ -68,7 +66,7 @@ fn trees(
         leaves,
         root,
         q,
-        ExtractLimits::nodes(1_000_000).until(deadline),
+        CallLimits::nodes(1_000_000).until(deadline),
     );
     let mut ab = AlphaBeta::new(
         leaves,
@@ -86,7 +84,7 @@ fn trees(
         leaves,
         root,
         q,
-        ExtractLimits::nodes(1_000_000).until(deadline),
+        CallLimits::nodes(1_000_000).until(deadline),
     );
     Some((alone, combined))
 }
@@ -172,17 +170,17 @@ fn extraction_stops_when_its_stop_flag_is_set() {
         let (root, mut df, q) = settle(fen, t);
         let q = q.expect("df-pn settles the question");
         let leaves = Leaves::new(&NoOracle, &NoResults);
-        let stopped = ExtractLimits {
+        let stopped = CallLimits {
             stop: Some(Arc::new(AtomicBool::new(true))),
-            ..ExtractLimits::nodes(1_000_000)
+            ..CallLimits::nodes(1_000_000)
         };
         match extract(&mut df, leaves, root, q, stopped) {
             Err(ExtractError::Stopped(n)) => assert!(n < 1_024, "{n} positions"),
             other => panic!("expected Stopped, got {:?}", other.map(|t| t.nodes.len())),
         }
-        let running = ExtractLimits {
+        let running = CallLimits {
             stop: Some(Arc::new(AtomicBool::new(false))),
-            ..ExtractLimits::nodes(1_000_000)
+            ..CallLimits::nodes(1_000_000)
         };
         let tree = extract(&mut df, leaves, root, q, running).expect("the proof without a stop");
         assert!(tree.nodes.len() > 1_024, "{} positions", tree.nodes.len());
@@ -203,7 +201,7 @@ fn extraction_walks_the_results_that_relied_on_a_repetition() {
             let searched = df.nodes();
             let q = q.expect("df-pn settles the question");
             let leaves = Leaves::new(&NoOracle, &NoResults);
-            let tree = extract(&mut df, leaves, root, q, ExtractLimits::nodes(1_000_000))
+            let tree = extract(&mut df, leaves, root, q, CallLimits::nodes(1_000_000))
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
             verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
             let extracting = df.nodes() - searched;
@@ -273,7 +271,7 @@ fn a_move_whose_hint_fails_is_searched() {
             searched: false,
         };
         let leaves = Leaves::new(&NoOracle, &NoResults);
-        let tree = extract(&mut stale, leaves, root, q, ExtractLimits::nodes(1_000_000))
+        let tree = extract(&mut stale, leaves, root, q, CallLimits::nodes(1_000_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(stale.searched);
         verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));

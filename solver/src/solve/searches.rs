@@ -13,7 +13,7 @@ use crate::dfpn::{CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status};
-use crate::tree::{extract, DfpnThenAb, ExtractError, ExtractLimits};
+use crate::tree::{extract, DfpnThenAb, ExtractError};
 use crate::verify::verify;
 use crate::CheckpointPlan;
 use engine::notation::fen::to_fen;
@@ -317,10 +317,11 @@ impl<'a, 'o> Searches<'a, 'o> {
         t0: Instant,
     ) -> Result<ProofTree, ExtractError> {
         let (grace, stop) = self.extraction_deadlines(t0);
-        let limits = ExtractLimits {
-            max_nodes: self.opts.max_proof_nodes,
+        let limits = CallLimits {
+            max_nodes: self.opts.max_proof_nodes as u64,
             deadline: stop,
             stop: self.opts.stop.clone(),
+            progress: None,
         };
         let tree = if who == Runner::Ab {
             self.ab.set_deadline(grace);
