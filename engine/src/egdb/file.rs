@@ -9,7 +9,7 @@
 //! never give a wrong value.
 
 use super::codec;
-use super::index::{Side, TableIndex, TableKey};
+use super::index::{Material, TableIndex, TableKey};
 use super::slice::SliceKey;
 use super::EgdbError;
 use memmap2::{Mmap, MmapMut};
@@ -157,7 +157,7 @@ impl Header {
         if u32_at(12) as usize != HEADER_LEN {
             return Err(corrupted(12, format!("header length {}", u32_at(12))));
         }
-        let side = |at: usize| Side {
+        let side = |at: usize| Material {
             men: b[at],
             kings: b[at + 1],
             lead: b[at + 2],

@@ -256,7 +256,7 @@ fn select_positions(positions: u32, universe: u32) -> u32 {
 /// One side's material in a table: men, kings, and the rank (0-6, own
 /// frame) of its most advanced man (0 when it has no men).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Side {
+pub struct Material {
     /// Number of men.
     pub men: u8,
     /// Number of kings.
@@ -265,28 +265,28 @@ pub struct Side {
     pub lead: u8,
 }
 
-impl Side {
+impl Material {
     /// The side described by its men (own frame) and number of kings.
     #[inline(always)]
-    pub fn of(men_own: u32, kings: u32) -> Side {
-        Side {
+    pub fn of(men_own: u32, kings: u32) -> Material {
+        Material {
             men: men_own.count_ones() as u8,
             kings: kings as u8,
             lead: lead_rank(men_own) as u8,
         }
     }
 
-    /// [`Side::of`] for men given in the OTHER frame (bit-reversed from
+    /// [`Material::of`] for men given in the OTHER frame (bit-reversed from
     /// the own one), without reversing them: the lead rank comes from the
     /// lowest man instead of the highest.
     #[inline(always)]
-    pub fn of_reversed(men_other_frame: u32, kings: u32) -> Side {
+    pub fn of_reversed(men_other_frame: u32, kings: u32) -> Material {
         let lead = if men_other_frame == 0 {
             0
         } else {
             (31 - men_other_frame.trailing_zeros()) / 4
         };
-        Side {
+        Material {
             men: men_other_frame.count_ones() as u8,
             kings: kings as u8,
             lead: lead as u8,
@@ -341,10 +341,10 @@ impl Side {
 /// [`SIDE_SLOT`] entry of a side without a slot.
 const NO_SLOT: u16 = u16::MAX;
 
-/// `SIDE_SLOT[Side::id()]`: the side's [`Side::slot`], or [`NO_SLOT`].
+/// `SIDE_SLOT[Material::id()]`: the side's [`Material::slot`], or [`NO_SLOT`].
 static SIDE_SLOT: [u16; 448] = side_slots().0;
 
-/// Number of [`Side::slot`]s.
+/// Number of [`Material::slot`]s.
 pub const SIDE_SLOTS: usize = side_slots().1;
 
 /// Numbers the valid sides of at most `MAX_PIECES - 1` pieces in the
@@ -358,7 +358,7 @@ const fn side_slots() -> ([u16; 448], usize) {
         while kings < 8 {
             let mut lead = 0;
             while lead < 7 {
-                let side = Side { men, kings, lead };
+                let side = Material { men, kings, lead };
                 if side.is_valid() && side.pieces() < MAX_PIECES {
                     t[side.id()] = n as u16;
                     n += 1;
@@ -387,9 +387,9 @@ pub fn lead_rank(men_own: u32) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TableKey {
     /// Black's side (the side to move).
-    pub black: Side,
+    pub black: Material,
     /// White's side.
-    pub white: Side,
+    pub white: Material,
 }
 
 impl TableKey {
@@ -399,8 +399,8 @@ impl TableKey {
         debug_assert_eq!(pos.side_to_move(), Color::Black);
         let (b, w, k, _) = pos.parts();
         TableKey {
-            black: Side::of(b & !k, (b & k).count_ones()),
-            white: Side::of_reversed(w & !k, (w & k).count_ones()),
+            black: Material::of(b & !k, (b & k).count_ones()),
+            white: Material::of_reversed(w & !k, (w & k).count_ones()),
         }
     }
 
@@ -424,9 +424,9 @@ impl TableKey {
     }
 
     /// Dense identifier `< SIDE_SLOTS * SIDE_SLOTS` of a table of at most
-    /// [`MAX_PIECES`] pieces with valid sides ([`Side::slot`]); `None`
+    /// [`MAX_PIECES`] pieces with valid sides ([`Material::slot`]); `None`
     /// for any other: a lookup array indexed by it takes 152 KB (a tenth
-    /// of one indexed by both sides' [`Side::id`]s) and stays in the caches.
+    /// of one indexed by both sides' [`Material::id`]s) and stays in the caches.
     #[inline(always)]
     pub fn slot_id(&self) -> Option<usize> {
         Some(self.black.slot()? * SIDE_SLOTS + self.white.slot()?)
@@ -542,7 +542,7 @@ pub struct IndexParts {
 /// Rows a side's men may use in its own frame given its lead: rows
 /// `0..=lead`.
 #[inline(always)]
-fn men_region(side: Side) -> u32 {
+fn men_region(side: Material) -> u32 {
     rows_below(side.lead as u32 + 1)
 }
 
@@ -793,12 +793,12 @@ fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
 /// Squares (White's frame) available to White's men given Black's men:
 /// rows up to White's lead, minus the squares of black men.
 #[inline(always)]
-fn white_universe(black_men: u32, white: Side) -> u32 {
+fn white_universe(black_men: u32, white: Material) -> u32 {
     men_region(white) & !black_men.reverse_bits()
 }
 
 /// Number of white men sets with the lead of `white` given Black's men.
-fn white_sets(black_men: u32, white: Side) -> u64 {
+fn white_sets(black_men: u32, white: Material) -> u64 {
     let wm = white.men as u32;
     if wm == 0 {
         return 1;
@@ -821,12 +821,15 @@ mod tests {
                 for c in b..28 {
                     let men = (1u32 << a) | (1 << b) | (1 << c);
                     for k in 0..3 {
-                        assert_eq!(Side::of_reversed(men.reverse_bits(), k), Side::of(men, k));
+                        assert_eq!(
+                            Material::of_reversed(men.reverse_bits(), k),
+                            Material::of(men, k)
+                        );
                     }
                 }
             }
         }
-        assert_eq!(Side::of_reversed(0, 2), Side::of(0, 2));
+        assert_eq!(Material::of_reversed(0, 2), Material::of(0, 2));
     }
 
     #[test]
@@ -862,7 +865,7 @@ mod tests {
             }
         }
         assert_eq!(
-            Side {
+            Material {
                 men: 0,
                 kings: 1,
                 lead: 3

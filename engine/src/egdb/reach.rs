@@ -10,7 +10,7 @@
 //! Every slice a reachable position lies in is listed; some listed slices
 //! may be unreachable.
 
-use super::index::{Side, TableKey};
+use super::index::{Material, TableKey};
 use super::slice::{slices_with, SliceKey};
 use crate::board::Position;
 
@@ -69,7 +69,7 @@ impl SideNow {
     }
 
     /// Whether this side may later have the material `s`.
-    fn may_become(&self, s: Side) -> bool {
+    fn may_become(&self, s: Material) -> bool {
         let (men, kings) = (s.men as usize, s.kings as u32);
         let lost_men = match self.ranks.len().checked_sub(men) {
             Some(n) => n as u32,

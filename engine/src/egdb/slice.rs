@@ -14,7 +14,7 @@
 //! order that respects this: by pieces, then men, then the sum of the
 //! leads in decreasing order.
 
-use super::index::{Side, TableKey};
+use super::index::{Material, TableKey};
 use std::fmt;
 
 /// A slice, named by its canonical table.
@@ -131,19 +131,19 @@ impl SliceKey {
 /// The sides a quiet move of `side` can turn it into other than itself:
 /// its lead one row further, or (from lead 6) a man crowned, the other
 /// men leading from any row.
-fn quiet_successor_sides(side: Side) -> Vec<Side> {
+fn quiet_successor_sides(side: Material) -> Vec<Material> {
     let mut out = Vec::new();
     if side.men == 0 {
         return out;
     }
     if side.lead < 6 {
-        out.push(Side {
+        out.push(Material {
             lead: side.lead + 1,
             ..side
         });
     } else {
         for lead in 0..=6 {
-            let s = Side {
+            let s = Material {
                 men: side.men - 1,
                 kings: side.kings + 1,
                 lead,
@@ -156,14 +156,14 @@ fn quiet_successor_sides(side: Side) -> Vec<Side> {
     out
 }
 
-fn parse_side(s: &str) -> Option<Side> {
+fn parse_side(s: &str) -> Option<Material> {
     let (m, rest) = s.split_once('m')?;
     let (k, lead) = match rest.split_once('k') {
         Some((k, "")) => (k, "0"),
         Some((k, l)) => (k, l.strip_prefix('@')?),
         None => return None,
     };
-    let side = Side {
+    let side = Material {
         men: m.parse().ok()?,
         kings: k.parse().ok()?,
         lead: lead.parse().ok()?,
@@ -197,19 +197,19 @@ fn order_key(s: &SliceKey) -> (u32, u32, i32, SliceKey) {
 }
 
 /// Every side with `pieces` pieces (at least one).
-fn sides_with(pieces: u32) -> Vec<Side> {
+fn sides_with(pieces: u32) -> Vec<Material> {
     let mut out = Vec::new();
     for men in 0..=pieces.min(12) {
         let kings = pieces - men;
         if men == 0 {
-            out.push(Side {
+            out.push(Material {
                 men: 0,
                 kings: kings as u8,
                 lead: 0,
             });
         } else {
             for lead in 0..=6u8 {
-                let s = Side {
+                let s = Material {
                     men: men as u8,
                     kings: kings as u8,
                     lead,
