@@ -520,8 +520,15 @@ fn propagate_batch(
         let q = tables[t].position(idx);
         let pt = other(t);
         let ptable = &tables[pt];
-        for_each_predecessor(&q, keys[pt], |p| {
-            preds.push(((pt as u64) << 56 | ptable.index(&p), lost));
+        let tag = (pt as u64) << 56;
+        let mut placement = None;
+        for_each_predecessor(&q, keys[pt], |p| match p {
+            Predecessor::Man(p) => preds.push((tag | ptable.index(&p), lost)),
+            Predecessor::King(p) => {
+                let men = *placement.get_or_insert_with(|| ptable.men_placement(&p));
+                let (b, w, k, _) = p.parts();
+                preds.push((tag | men.index(b & k, w & k), lost));
+            }
         });
     }
     let mut touched = 0u8;
@@ -554,13 +561,24 @@ fn propagate_batch(
     }
 }
 
+/// A predecessor, by the piece that moved: a king's move keeps the men
+/// where they are, so the predecessors of one position that differ by a
+/// king's move share their men's part of the index
+/// ([`TableIndex::men_placement`]).
+enum Predecessor {
+    /// A man moved.
+    Man(Position),
+    /// A king moved.
+    King(Position),
+}
+
 /// Calls `f` with every predecessor of `q` (Black to move) in table
 /// `pred_key`: positions `p` with Black to move, without capture or
 /// promotion, whose quiet move gives `q` after colour reversal. `p` may
 /// have a capture (then that move was not legal); the caller ignores such
 /// positions because they are decided in the forward pass.
 #[inline]
-fn for_each_predecessor(q: &Position, pred_key: TableKey, mut f: impl FnMut(Position)) {
+fn for_each_predecessor(q: &Position, pred_key: TableKey, mut f: impl FnMut(Predecessor)) {
     // u: White to move, Black has just moved.
     let u = q.flipped();
     let (b, w, k, _) = u.parts();
@@ -583,7 +601,12 @@ fn for_each_predecessor(q: &Position, pred_key: TableKey, mut f: impl FnMut(Posi
                 continue;
             }
             let nb = (b & !(1 << to)) | 1 << from;
-            f(Position::from_bitboards_unchecked(nb, w, k, Color::Black));
+            f(Predecessor::Man(Position::from_bitboards_unchecked(
+                nb,
+                w,
+                k,
+                Color::Black,
+            )));
         }
     }
     let mut ks = kings;
@@ -597,7 +620,12 @@ fn for_each_predecessor(q: &Position, pred_key: TableKey, mut f: impl FnMut(Posi
             }
             let nb = (b & !(1 << to)) | 1 << from;
             let nk = (k & !(1 << to)) | 1 << from;
-            f(Position::from_bitboards_unchecked(nb, w, nk, Color::Black));
+            f(Predecessor::King(Position::from_bitboards_unchecked(
+                nb,
+                w,
+                nk,
+                Color::Black,
+            )));
         }
     }
 }

@@ -527,6 +527,31 @@ pub struct TableIndex {
     size: u64,
 }
 
+/// The part of a table's index that the positions with one placement of
+/// the men share ([`TableIndex::men_placement`]): the index of each of
+/// them from its kings alone, without ranking the men again (a king's
+/// move keeps the men where they are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MenPlacement {
+    /// Index of the first king placement.
+    base: u64,
+    /// Squares without a man.
+    free: u32,
+    /// Placements of the white kings for one black-king placement.
+    white_kings: u64,
+}
+
+impl MenPlacement {
+    /// The index of the position with these men and the kings
+    /// `black_kings` and `white_kings` (on squares without a man).
+    #[inline(always)]
+    pub fn index(&self, black_kings: u32, white_kings: u32) -> u64 {
+        self.base
+            + colex_rank_in(black_kings, self.free) * self.white_kings
+            + colex_rank_in(white_kings, self.free & !black_kings)
+    }
+}
+
 /// A position's index before the one table read it needs (see
 /// [`TableIndex::index_parts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -602,6 +627,20 @@ impl TableIndex {
             white_kings,
             widest,
             size: total * kings,
+        }
+    }
+
+    /// The men placement of `pos` (Black to move, in this table): what
+    /// the index of every position with the same men and other kings
+    /// shares ([`MenPlacement::index`]).
+    #[inline(always)]
+    pub fn men_placement(&self, pos: &Position) -> MenPlacement {
+        let parts = self.index_parts(pos);
+        let (b, w, k, _) = pos.parts();
+        MenPlacement {
+            base: (self.men_offset(&parts) + parts.white_rank) * self.kings,
+            free: !((b | w) & !k),
+            white_kings: self.white_kings,
         }
     }
 
