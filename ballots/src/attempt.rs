@@ -13,6 +13,7 @@ use proofdb::{
     Store,
 };
 use solver::clock::{Clock, Stopwatch};
+use solver::question::question_goal;
 use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
 use solver::{Leaves, RepetitionTrust, Status};
 use std::path::{Path, PathBuf};
@@ -250,12 +251,19 @@ impl StoreProver<'_> {
     }
 
     /// What the databases and the run's results say of `pos` for the
-    /// side to move's `question`.
+    /// side to move's `question`: [`Status::Success`] when they answer it
+    /// yes, [`Status::Failure`] when no.
     fn known(&self, pos: &Position, question: Question) -> Option<Status> {
-        let t = question.outcome().range().0;
+        let (t, yes) = question_goal(question);
         Leaves::new(self.oracle, self.live)
             .classify(pos, t)
-            .map(|(s, _)| s)
+            .map(|(s, _)| {
+                if yes == Status::Success {
+                    s
+                } else {
+                    s.negate()
+                }
+            })
     }
 }
 

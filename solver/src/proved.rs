@@ -554,10 +554,10 @@ pub fn book_from_store(
             continue;
         }
         let legal: Vec<Move> = pos.moves().iter().copied().collect();
-        let keeps = |m: &Move, most: Value| {
+        let keeps = |m: &Move, highest: Value| {
             oracle
                 .outcome(&pos.play_unchecked(m))
-                .is_some_and(|o| o.range().1 <= most)
+                .is_some_and(|o| o.range().1 <= highest)
         };
         let moves: Vec<Move> = if lo == Value::Win {
             let mut w: Vec<Move> = win_proof_move(store, pos, &legal)?.into_iter().collect();

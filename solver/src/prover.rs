@@ -19,9 +19,9 @@ use crate::budget::{Budget, CallLimits};
 use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::order::evaluate;
-use crate::question::{child_threshold, Res, Status, PLAIN};
+use crate::question::{Res, Status, Threshold, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
-use engine::{Color, Move, MoveList, Position, Value};
+use engine::{Color, Move, MoveList, Position};
 
 /// Limits of an alpha-beta search.
 #[derive(Clone, Debug)]
@@ -153,7 +153,7 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// The plain proved status of `pos` at threshold `t`, if stored.
-    pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
+    pub fn proved(&self, pos: &Position, t: Threshold) -> Option<Status> {
         match self.tt.get(&Key::new(*pos, t))?.kind {
             Kind::Proved(s) => Some(s),
             _ => None,
@@ -161,7 +161,7 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// The stored best move of `pos` at threshold `t`.
-    pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
+    pub fn best_move(&self, pos: &Position, t: Threshold) -> Option<Move> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
@@ -180,7 +180,7 @@ impl<'a> AlphaBeta<'a> {
     pub fn prove(
         &mut self,
         root: Position,
-        t: Value,
+        t: Threshold,
         prover: Option<Color>,
         prefix: &[Position],
     ) -> AbOutcome {
@@ -220,7 +220,7 @@ impl<'a> AlphaBeta<'a> {
         last
     }
 
-    fn store(&mut self, pos: Position, t: Value, kind: Kind, best: Option<Move>) {
+    fn store(&mut self, pos: Position, t: Threshold, kind: Kind, best: Option<Move>) {
         if self.tt.len() >= self.cfg.table_entries {
             self.collect_garbage();
         }
@@ -261,7 +261,7 @@ impl<'a> AlphaBeta<'a> {
     /// ones `pos` may repeat. Contract: a `Success`/`Failure` result is a
     /// proof (plain, or relying on the tagged path repetition); `Unknown`
     /// claims nothing.
-    fn search(&mut self, pos: Position, t: Value, depth: i32, ply: usize, irrev: usize) -> Res {
+    fn search(&mut self, pos: Position, t: Threshold, depth: i32, ply: usize, irrev: usize) -> Res {
         debug_assert!(self.path.len() >= ply);
         for k in irrev..ply {
             if self.path[k] == pos {
@@ -302,7 +302,7 @@ impl<'a> AlphaBeta<'a> {
             self.horizon_hits += 1;
             return Res::UNKNOWN;
         }
-        let ct = child_threshold(t);
+        let ct = t.child();
         if depth >= self.cfg.etc_depth {
             let refuted = self.lists[ply].iter().copied().find(|m| {
                 let child = pos.play_unchecked(m);

@@ -1,24 +1,26 @@
 //! A hash map keyed by the full position (12 bytes of bitboards plus the
 //! side to move) and the node threshold, never by a hash alone.
 
-use engine::{Color, Move, Position, Square, Value};
+use crate::question::Threshold;
+use engine::{Color, Move, Position, Square};
 
 /// Key of a table entry: the position and the mover's threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
     /// The full position.
     pub pos: Position,
-    /// The mover's threshold ([`Value::Win`] or [`Value::Draw`]).
+    /// The mover's threshold: `true` for [`Threshold::Win`], `false` for
+    /// [`Threshold::Draw`].
     pub win: bool,
 }
 
 impl Key {
     /// The key of `pos` searched at threshold `t`.
     #[inline]
-    pub fn new(pos: Position, t: Value) -> Key {
+    pub fn new(pos: Position, t: Threshold) -> Key {
         Key {
             pos,
-            win: t == Value::Win,
+            win: t == Threshold::Win,
         }
     }
 }
@@ -385,7 +387,11 @@ mod tests {
             }
             let m = list.as_slice()[(x % list.len() as u64) as usize];
             pos = pos.play_unchecked(&m);
-            let t = if x & 1 == 0 { Value::Win } else { Value::Draw };
+            let t = if x & 1 == 0 {
+                Threshold::Win
+            } else {
+                Threshold::Draw
+            };
             seen.insert(Key::new(pos, t));
         }
         seen.into_iter().collect()

@@ -18,8 +18,8 @@ use crate::clock::Instant;
 use crate::dfpn::Dfpn;
 use crate::leaves::Leaves;
 use crate::prover::AlphaBeta;
-use crate::question::{child_threshold, prover_of, question_goal, Res, Status};
-use engine::{Color, Move, MoveList, Position, Value};
+use crate::question::{prover_of, question_goal, Res, Status, Threshold};
+use engine::{Color, Move, MoveList, Position};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use std::collections::HashMap;
 use thiserror::Error;
@@ -30,7 +30,7 @@ pub struct ProofQuery<'p> {
     /// The position.
     pub pos: &'p Position,
     /// Its mover's threshold.
-    pub t: Value,
+    pub t: Threshold,
     /// The side trying to prove.
     pub prover: Color,
     /// The positions before it (`path.len()` is its ply).
@@ -53,16 +53,16 @@ pub enum Known {
 /// A search the extractor can ask about single positions.
 pub trait ProofSearch {
     /// What the search holds for `pos` at threshold `t` without searching.
-    fn known(&self, pos: &Position, t: Value) -> Option<Known>;
+    fn known(&self, pos: &Position, t: Threshold) -> Option<Known>;
     /// The result of a position for its mover, searching at most
     /// `q.nodes` nodes (and no more than the search's own budget).
     fn status(&mut self, q: ProofQuery<'_>) -> Res;
     /// A move to try first at `pos` for threshold `t`.
-    fn hint(&self, pos: &Position, t: Value) -> Option<Move>;
+    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move>;
 }
 
 impl ProofSearch for AlphaBeta<'_> {
-    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
         self.proved(pos, t).map(Known::Plain)
     }
     fn status(&mut self, q: ProofQuery<'_>) -> Res {
@@ -75,13 +75,13 @@ impl ProofSearch for AlphaBeta<'_> {
         self.set_max_nodes(budget);
         r
     }
-    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
         self.best_move(pos, t)
     }
 }
 
 impl ProofSearch for Dfpn<'_> {
-    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
         self.proved(pos, t)
             .map(Known::Plain)
             .or_else(|| looped_failure(self, pos, t))
@@ -96,7 +96,7 @@ impl ProofSearch for Dfpn<'_> {
         self.set_max_nodes(budget);
         r
     }
-    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
         looped_success_move(self, pos, t).or_else(|| self.best_move(pos, t))
     }
 }
@@ -108,7 +108,7 @@ impl ProofSearch for Dfpn<'_> {
 /// time, never a wrong proof. (Only a failure of a proving side's child
 /// moves the extractor; a repetition never fails the side a draw serves,
 /// so the hints come from draw proofs.)
-fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Known> {
+fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Threshold) -> Option<Known> {
     match dfpn.looped(pos, t) {
         Some((Status::Failure, _)) => Some(Known::Hint(Status::Failure)),
         _ => None,
@@ -117,7 +117,7 @@ fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Known> {
 
 /// The proving move of a success df-pn settled at `pos` through a
 /// repetition of its search path, unless the table holds a plain result.
-fn looped_success_move(dfpn: &Dfpn<'_>, pos: &Position, t: Value) -> Option<Move> {
+fn looped_success_move(dfpn: &Dfpn<'_>, pos: &Position, t: Threshold) -> Option<Move> {
     if dfpn.proved(pos, t).is_some() {
         return None;
     }
@@ -143,7 +143,7 @@ pub struct DfpnThenAb<'s, 'a> {
 }
 
 impl ProofSearch for DfpnThenAb<'_, '_> {
-    fn known(&self, pos: &Position, t: Value) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
         self.dfpn
             .proved(pos, t)
             .or_else(|| self.ab.proved(pos, t))
@@ -160,7 +160,7 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
         }
         self.dfpn.status(q)
     }
-    fn hint(&self, pos: &Position, t: Value) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
         if self.dfpn.proved(pos, t).is_some() {
             return self.dfpn.best_move(pos, t);
         }
@@ -301,7 +301,7 @@ impl Extractor<'_, '_> {
 
     /// Proves `pos` (mover's threshold `t`) into the node set; `Ok(false)`
     /// when it cannot, with nothing added.
-    fn node(&mut self, pos: Position, t: Value) -> Result<bool, ExtractError> {
+    fn node(&mut self, pos: Position, t: Threshold) -> Result<bool, ExtractError> {
         if self.index.contains_key(&pos) {
             return Ok(true);
         }
@@ -343,7 +343,7 @@ impl Extractor<'_, '_> {
             }
             return Ok(false);
         }
-        let ct = child_threshold(t);
+        let ct = t.child();
         let mark = self.nodes.len();
         self.push(pos);
         let result = if prover_moves {
@@ -362,8 +362,8 @@ impl Extractor<'_, '_> {
     fn prover_node(
         &mut self,
         pos: Position,
-        t: Value,
-        ct: Value,
+        t: Threshold,
+        ct: Threshold,
         list: &MoveList,
         mark: usize,
     ) -> Result<bool, ExtractError> {
@@ -437,7 +437,7 @@ impl Extractor<'_, '_> {
     /// The status of a terminal or database position for its mover at
     /// threshold `t` (searches do not keep the leaves they met as
     /// children).
-    fn leaf_status(&self, pos: &Position, t: Value) -> Option<Status> {
+    fn leaf_status(&self, pos: &Position, t: Threshold) -> Option<Status> {
         if pos.is_terminal() {
             return Some(Status::Failure);
         }
@@ -447,7 +447,7 @@ impl Extractor<'_, '_> {
     fn opponent_node(
         &mut self,
         pos: Position,
-        ct: Value,
+        ct: Threshold,
         list: &MoveList,
         mark: usize,
     ) -> Result<bool, ExtractError> {

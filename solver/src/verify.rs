@@ -12,8 +12,9 @@
 //! position repeats along any line (the proof is finite). Draw proofs may
 //! loop: a loop is a repetition, a draw.
 
+use crate::question::Threshold;
 use engine::notation::fen::to_fen;
-use engine::{Color, Move, MoveList, Oracle, Position, Value};
+use engine::{Color, Move, MoveList, Oracle, Position};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question, ResultSource};
 use std::collections::HashMap;
 use thiserror::Error;
@@ -106,10 +107,7 @@ pub fn verify(
         Question::AtMostDraw | Question::Loss => root_side.opposite(),
     };
     // The value the proving side needs, from its own view.
-    let need = match q {
-        Question::Win | Question::Loss => Value::Win,
-        Question::AtLeastDraw | Question::AtMostDraw => Value::Draw,
-    };
+    let need = Threshold::of_prover(q);
     let acyclic = matches!(q, Question::Win | Question::Loss);
 
     let mut map: HashMap<Position, ProofEntry> = HashMap::with_capacity(tree.nodes.len());
@@ -212,7 +210,7 @@ fn check_node(
     pos: &Position,
     map: &HashMap<Position, ProofEntry>,
     prover: Color,
-    need: Value,
+    need: Threshold,
     oracle: &dyn Oracle,
     store: &dyn ResultSource,
     report: &mut VerifyReport,
@@ -283,7 +281,7 @@ fn check_node(
                         ));
                     };
                     let for_prover = if mover == prover { v } else { v.negate() };
-                    if for_prover < need {
+                    if !need.reached_by(for_prover) {
                         return Err(bad(format!(
                             "database value {v} for the side to move is not enough (the proving side needs {need})"
                         )));
@@ -296,7 +294,7 @@ fn check_node(
                     };
                     let (lo, hi) = o.range();
                     let lo_p = if mover == prover { lo } else { hi.negate() };
-                    if lo_p < need {
+                    if !need.reached_by(lo_p) {
                         return Err(bad(format!(
                             "stored result {o} for the side to move is not enough (the proving side needs {need})"
                         )));

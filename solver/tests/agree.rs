@@ -15,10 +15,10 @@ use proofdb::outcome::NoResults;
 use solver::dfpn::{Dfpn, DfpnConfig, TrustStats};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
-use solver::{CallLimits, Leaves, Status};
+use solver::{CallLimits, Leaves, Status, Threshold};
 
-fn expected(v: Value, t: Value) -> Status {
-    if v >= t {
+fn expected(v: Value, t: Threshold) -> Status {
+    if t.reached_by(v) {
         Status::Success
     } else {
         Status::Failure
@@ -88,7 +88,7 @@ fn check_all_here(
     let mut unsettled = std::collections::BTreeMap::new();
     for p in sample {
         let v = reference.values[p];
-        for t in [Value::Win, Value::Draw] {
+        for t in [Threshold::Win, Threshold::Draw] {
             let want = expected(v, t);
             let a = ab.prove(*p, t, None, &[]).res;
             let d = df.prove(*p, t, &[]).res;
@@ -96,7 +96,9 @@ fn check_all_here(
                 total += 1;
                 assert!(r.is_plain(), "{who}: root result must be plain: {r:?}");
                 if r.status == Status::Unknown {
-                    let n = unsettled.entry((who, t == Value::Win, v)).or_insert(0usize);
+                    let n = unsettled
+                        .entry((who, t == Threshold::Win, v))
+                        .or_insert(0usize);
                     *n += 1;
                     if *n <= 2 {
                         eprintln!(

@@ -7,10 +7,10 @@
 //! test: a test that measures time passes or fails with the machine's
 //! load.
 
-use engine::{NoOracle, Position, Value};
+use engine::{NoOracle, Position};
 use proofdb::outcome::NoResults;
 use solver::solve::{solve, Ask, Runner, SolveOptions, SolverKind};
-use solver::{Leaves, Status};
+use solver::{Leaves, Status, Threshold};
 
 #[test]
 fn every_solver_and_question_gets_its_own_node_budget() {
@@ -31,7 +31,7 @@ fn every_solver_and_question_gets_its_own_node_budget() {
     )
     .expect("solve");
     assert_eq!(rep.outcome, None);
-    for t in [Value::Win, Value::Draw] {
+    for t in [Threshold::Win, Threshold::Draw] {
         for who in [Runner::Ab, Runner::Dfpn] {
             let run = rep
                 .runs

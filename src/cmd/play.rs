@@ -21,7 +21,7 @@ pub struct Args {
     pub level: Level,
     /// The side you play (Black moves first).
     #[arg(long, default_value = "black")]
-    pub side: Side,
+    pub side: PlayerSide,
     /// Save the game as PDN to this file when it ends or you quit.
     #[arg(long)]
     pub save: Option<std::path::PathBuf>,
@@ -50,9 +50,9 @@ pub enum Level {
     Hard,
 }
 
-/// A side.
+/// The side the human plays.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum Side {
+pub enum PlayerSide {
     /// Black, moving first.
     Black,
     /// White.
@@ -72,8 +72,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
     let human = match args.side {
-        Side::Black => Color::Black,
-        Side::White => Color::White,
+        PlayerSide::Black => Color::Black,
+        PlayerSide::White => Color::White,
     };
     let limits = match args.level {
         Level::Easy => Limits {
@@ -205,4 +205,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         println!("saved to {}", path.display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PlayerSide;
+    use clap::ValueEnum;
+
+    #[test]
+    fn the_sides_keep_their_command_line_names() {
+        let names: Vec<String> = PlayerSide::value_variants()
+            .iter()
+            .map(|s| s.to_possible_value().unwrap().get_name().to_string())
+            .collect();
+        assert_eq!(names, ["black", "white"]);
+    }
 }

@@ -9,6 +9,7 @@ use proofdb::outcome::NoResults;
 use proofdb::{LiveResults, Store};
 use solver::clock::Clock;
 use solver::proofio::{self, StoredProof};
+use solver::question::Threshold;
 use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
 use std::io::{BufRead, IsTerminal};
@@ -443,11 +444,10 @@ fn status_name(s: Status) -> &'static str {
     }
 }
 
-fn question_text(t: engine::Value) -> &'static str {
-    if t == engine::Value::Win {
-        "wins?"
-    } else {
-        "at least draws?"
+fn question_text(t: Threshold) -> &'static str {
+    match t {
+        Threshold::Win => "wins?",
+        Threshold::Draw => "at least draws?",
     }
 }
 
@@ -527,11 +527,7 @@ fn runs_text(rep: &SolveReport) -> String {
             format!(
                 "{}:{}={}/{}n/{}ms",
                 r.solver,
-                if r.threshold == engine::Value::Win {
-                    "win"
-                } else {
-                    "draw"
-                },
+                r.threshold.name(),
                 status_name(r.status),
                 r.nodes,
                 r.millis
@@ -570,7 +566,7 @@ fn report_json(rep: &SolveReport) -> serde_json::Value {
         .map(|r| {
             serde_json::json!({
                 "solver": r.solver.name(),
-                "question": if r.threshold == engine::Value::Win { "win" } else { "draw" },
+                "question": r.threshold.name(),
                 "answer": status_name(r.status),
                 "nodes": r.nodes,
                 "millis": r.millis,

@@ -3,7 +3,7 @@
 
 use super::error::ApiError;
 use super::position::Board;
-use super::value::Known;
+use super::value::KnownValue;
 use super::Browser;
 use ballots::deck::Ballot;
 use ballots::report;
@@ -41,7 +41,7 @@ pub struct PlyView {
     #[serde(flatten)]
     pub board: Board,
     /// Its proved value or bound, for its side to move.
-    pub value: Known,
+    pub value: KnownValue,
     /// The ballot job's record of this ply, if it has one.
     pub job: Option<JobView>,
 }

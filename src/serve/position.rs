@@ -2,7 +2,7 @@
 //! the value it leads to, as tablebase front ends show them.
 
 use super::error::ApiError;
-use super::value::{label, Known};
+use super::value::{label, KnownValue};
 use super::Browser;
 use engine::notation::fen::{parse_fen, to_fen};
 use engine::notation::movetext::move_to_text;
@@ -58,7 +58,7 @@ pub struct MoveValue {
     /// open).
     pub label: &'static str,
     /// The resulting position's value, for its own side to move.
-    pub value: Known,
+    pub value: KnownValue,
 }
 
 /// A stored proof tree rooted at a position.
@@ -92,7 +92,7 @@ pub struct PositionView {
     #[serde(flatten)]
     pub board: Board,
     /// Its value, for the side to move.
-    pub value: Known,
+    pub value: KnownValue,
     /// Every legal move, ordered by start square, then end square.
     pub moves: Vec<MoveValue>,
     /// Proof trees stored with this position as their root.

@@ -5,7 +5,7 @@
 
 use super::error::ApiError;
 use super::position::{Board, TreeSummary};
-use super::value::{label, Known};
+use super::value::{label, KnownValue};
 use super::Browser;
 use engine::notation::fen::to_fen;
 use engine::notation::movetext::move_to_text;
@@ -31,7 +31,7 @@ pub struct NodeView {
     /// to move.
     pub proved: Option<&'static str>,
     /// What is known of it now (databases, store).
-    pub value: Known,
+    pub value: KnownValue,
     /// Whether it has children left out by the node limit.
     pub more: bool,
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 /// Where a value was read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Source {
+pub enum ValueSource {
     /// The side to move has no legal move: it has lost.
     Terminal,
     /// The endgame databases.
@@ -28,14 +28,14 @@ pub enum Source {
 
 /// A position's value as the API reports it, for its side to move.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Known {
+pub struct KnownValue {
     /// `win`, `draw`, `loss`, `>=draw`, `<=draw`, or `null` when open.
     pub outcome: Option<&'static str>,
     /// Chinook's label: `W`, `D`, `L`, `D or W`, `L or D`, or `?` when
     /// open.
     pub label: &'static str,
     /// Where it was read.
-    pub source: Source,
+    pub source: ValueSource,
     /// Positions in the stored proof(s) behind it (store results only;
     /// `null` when unknown).
     pub proof_size: Option<u64>,
@@ -49,10 +49,10 @@ pub fn label(outcome: Outcome) -> &'static str {
     outcome.label()
 }
 
-impl Known {
+impl KnownValue {
     /// A value read from `source`.
-    pub fn new(outcome: Outcome, source: Source) -> Known {
-        Known {
+    pub fn new(outcome: Outcome, source: ValueSource) -> KnownValue {
+        KnownValue {
             outcome: Some(outcome.name()),
             label: label(outcome),
             source,
@@ -62,11 +62,11 @@ impl Known {
     }
 
     /// Nothing known.
-    pub fn open() -> Known {
-        Known {
+    pub fn open() -> KnownValue {
+        KnownValue {
             outcome: None,
             label: "?",
-            source: Source::Open,
+            source: ValueSource::Open,
             proof_size: None,
             solver: None,
         }
@@ -77,28 +77,28 @@ impl Browser {
     /// What is known of `pos`, from its side to move's view, and the
     /// outcome itself: the rules first, then the databases, then the
     /// store's result rows, then the positions its proof trees reach.
-    pub fn value_of(&self, pos: &Position) -> Result<(Option<Outcome>, Known), ApiError> {
+    pub fn value_of(&self, pos: &Position) -> Result<(Option<Outcome>, KnownValue), ApiError> {
         use engine::Value;
         if pos.is_terminal() {
             let o = Outcome::Exact(Value::Loss);
-            return Ok((Some(o), Known::new(o, Source::Terminal)));
+            return Ok((Some(o), KnownValue::new(o, ValueSource::Terminal)));
         }
         if pos.piece_count() <= self.egdb_pieces {
             if let Some(v) = self.oracle.probe(pos) {
                 let o = Outcome::Exact(v);
-                return Ok((Some(o), Known::new(o, Source::Egdb)));
+                return Ok((Some(o), KnownValue::new(o, ValueSource::Egdb)));
             }
         }
         match self.store.get_record(pos)? {
             Some(rec) => {
-                let mut k = Known::new(rec.outcome, Source::Store);
+                let mut k = KnownValue::new(rec.outcome, ValueSource::Store);
                 k.proof_size = Some(rec.proof_size);
                 k.solver = Some(rec.provenance.solver);
                 Ok((Some(rec.outcome), k))
             }
             None => match self.proved.lookup(pos) {
-                Some(o) => Ok((Some(o), Known::new(o, Source::Proof))),
-                None => Ok((None, Known::open())),
+                Some(o) => Ok((Some(o), KnownValue::new(o, ValueSource::Proof))),
+                None => Ok((None, KnownValue::open())),
             },
         }
     }
@@ -116,6 +116,6 @@ mod tests {
         assert_eq!(label(Outcome::Exact(Value::Loss)), "L");
         assert_eq!(label(Outcome::AtLeastDraw), "D or W");
         assert_eq!(label(Outcome::AtMostDraw), "L or D");
-        assert_eq!(Known::open().label, "?");
+        assert_eq!(KnownValue::open().label, "?");
     }
 }

@@ -1,8 +1,8 @@
 //! Checking the results df-pn holds on trust.
 //!
 //! A repetition is a draw, so it settles every node for the side a draw
-//! serves (the *draw side*: at a node with threshold [`Value::Draw`] the
-//! mover, with [`Value::Win`] its opponent). df-pn keeps such results in
+//! serves (the *draw side*: at a node with threshold [`Threshold::Draw`] the
+//! mover, with [`Threshold::Win`] its opponent). df-pn keeps such results in
 //! its table before they are known to hold off the path they were found
 //! on, marked as held on trust, and builds on them. They can be wrong: a
 //! result that relied on a repeated position is wrong when that position
@@ -19,13 +19,13 @@
 //! of whose needed successors is not settled for the draw side (or is
 //! removed). What is left is closed: those results hold.
 
-use crate::question::{child_threshold, Status};
-use engine::{Move, MoveList, Position, Value};
+use crate::question::{Status, Threshold};
+use engine::{Move, MoveList, Position};
 use std::collections::HashMap;
 
 /// The status a draw settles for a mover with threshold `t`.
-pub fn draw_side_status(t: Value) -> Status {
-    if t == Value::Win {
+pub fn draw_side_status(t: Threshold) -> Status {
+    if t == Threshold::Win {
         Status::Failure
     } else {
         Status::Success
@@ -51,14 +51,14 @@ pub struct Checked {
     /// Whether the root's result holds.
     pub root_holds: bool,
     /// Trusted results that hold (a closed set), with their thresholds.
-    pub hold: Vec<(Position, Value)>,
+    pub hold: Vec<(Position, Threshold)>,
     /// Trusted results that do not follow from what is settled.
-    pub refuted: Vec<(Position, Value)>,
+    pub refuted: Vec<(Position, Threshold)>,
 }
 
 struct Node {
     pos: Position,
-    t: Value,
+    t: Threshold,
     best: Option<Move>,
     /// This node's needed successors: `edges[needs.0..needs.1]`.
     needs: (u32, u32),
@@ -68,7 +68,7 @@ struct Node {
 /// Checks the trusted result of `root` (threshold `t`; `look(root, t)`
 /// must be [`Look::Trusted`]) and every trusted result it rests on, with
 /// `look` telling what the search holds of a position.
-pub fn check(root: Position, t: Value, look: impl Fn(&Position, Value) -> Look) -> Checked {
+pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -> Look) -> Checked {
     let best = match look(&root, t) {
         Look::Trusted(m) => m,
         Look::Holds => {
@@ -94,7 +94,7 @@ pub fn check(root: Position, t: Value, look: impl Fn(&Position, Value) -> Look) 
     // successors are contiguous in `edges`.
     while next < nodes.len() {
         let (pos, t, best) = (nodes[next].pos, nodes[next].t, nodes[next].best);
-        let ct = child_threshold(t);
+        let ct = t.child();
         let draw_side_moves = draw_side_status(t) == Status::Success;
         list.clear();
         pos.legal_moves(&mut list);
@@ -201,7 +201,7 @@ fn node_id(
     nodes: &mut Vec<Node>,
     ids: &mut HashMap<Position, u32>,
     pos: Position,
-    t: Value,
+    t: Threshold,
     best: Option<Move>,
 ) -> u32 {
     *ids.entry(pos).or_insert_with(|| {
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn a_result_resting_on_sound_ones_holds() {
         let r = root();
-        let out = check(r, Value::Draw, |p, _| {
+        let out = check(r, Threshold::Draw, |p, _| {
             if *p == r {
                 Look::Trusted(None)
             } else {
@@ -238,7 +238,7 @@ mod tests {
             }
         });
         assert!(out.root_holds);
-        assert_eq!(out.hold, vec![(r, Value::Draw)]);
+        assert_eq!(out.hold, vec![(r, Threshold::Draw)]);
         assert!(out.refuted.is_empty());
     }
 
@@ -247,7 +247,7 @@ mod tests {
         // Every position trusted but the terminal ones (taken as settled
         // for the draw side): the reachable graph is one closed set of
         // loops.
-        let out = check(root(), Value::Draw, |p, _| {
+        let out = check(root(), Threshold::Draw, |p, _| {
             if p.is_terminal() {
                 Look::Holds
             } else {
@@ -267,7 +267,7 @@ mod tests {
         // position not settled, so the Black node falls and the root with
         // it.
         let r = root();
-        let out = check(r, Value::Draw, |p, _| {
+        let out = check(r, Threshold::Draw, |p, _| {
             if *p == r || p.side_to_move() == Color::Black {
                 Look::Trusted(None)
             } else {
@@ -296,7 +296,7 @@ mod tests {
             "the failing position must not be a reply to the good move"
         );
         for (best, holds) in [(good, true), (bad, false)] {
-            let out = check(r, Value::Draw, |p, _| {
+            let out = check(r, Threshold::Draw, |p, _| {
                 if *p == r {
                     Look::Trusted(Some(best))
                 } else if *p == good_child || *p == bad_child {

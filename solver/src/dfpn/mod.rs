@@ -35,10 +35,10 @@ use crate::budget::{Budget, CallLimits};
 use crate::clock::Instant;
 use crate::leaves::Leaves;
 use crate::order::resolved;
-use crate::question::{child_threshold, Res, Status, PLAIN};
+use crate::question::{Res, Status, Threshold, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use closure::Look;
-use engine::{Move, MoveList, Position, Value};
+use engine::{Move, MoveList, Position};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -427,19 +427,19 @@ impl<'a> Dfpn<'a> {
 
     /// The sound proved status of `pos` at threshold `t`, if in the table
     /// (not one held on trust).
-    pub fn proved(&self, pos: &Position, t: Value) -> Option<Status> {
+    pub fn proved(&self, pos: &Position, t: Threshold) -> Option<Status> {
         let e = self.tt.get(&Key::new(*pos, t))?;
         (e.settled() && !e.trusted()).then(|| e.status())
     }
 
     /// The stored proof and disproof numbers of `pos` at threshold `t`
     /// (the mover's view: `phi`, `delta`), when the table holds them.
-    pub fn numbers(&self, pos: &Position, t: Value) -> Option<(u32, u32)> {
+    pub fn numbers(&self, pos: &Position, t: Threshold) -> Option<(u32, u32)> {
         self.tt.get(&Key::new(*pos, t)).map(|e| (e.phi, e.delta))
     }
 
     /// The stored best move of `pos` at threshold `t`.
-    pub fn best_move(&self, pos: &Position, t: Value) -> Option<Move> {
+    pub fn best_move(&self, pos: &Position, t: Threshold) -> Option<Move> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
@@ -447,7 +447,7 @@ impl<'a> Dfpn<'a> {
     /// that relied on a repetition of its search path, or on another
     /// trusted result), with the proving move of a success: a hint for
     /// proof extraction, never a proof.
-    pub fn looped(&self, pos: &Position, t: Value) -> Option<(Status, Option<Move>)> {
+    pub fn looped(&self, pos: &Position, t: Threshold) -> Option<(Status, Option<Move>)> {
         let key = Key::new(*pos, t);
         match self.tt.get(&key) {
             Some(e) if e.settled() && e.trusted() => Some((e.status(), e.best.get())),
@@ -461,7 +461,7 @@ impl<'a> Dfpn<'a> {
     /// proved (tagged when it relies on a repetition of a prefix
     /// position), `Unknown` when the budget ran out. Uses at most
     /// `cfg.limits.max_nodes` nodes from this call on.
-    pub fn prove(&mut self, root: Position, t: Value, prefix: &[Position]) -> DfpnOutcome {
+    pub fn prove(&mut self, root: Position, t: Threshold, prefix: &[Position]) -> DfpnOutcome {
         self.budget.begin();
         self.trusting = self.cfg.trust;
         self.path.clear();
@@ -506,7 +506,7 @@ impl<'a> Dfpn<'a> {
     /// The numbers of `pos` when the databases or the store settle it for
     /// a mover with threshold `t`: the one leaf check of the root
     /// ([`Dfpn::prove`]) and of every child ([`Dfpn::expand`]).
-    fn leaf(&self, pos: &Position, t: Value) -> Option<Pn> {
+    fn leaf(&self, pos: &Position, t: Threshold) -> Option<Pn> {
         self.leaves
             .classify(pos, t)
             .map(|(s, _)| Pn::from_res(Res::plain(s)))
@@ -514,7 +514,7 @@ impl<'a> Dfpn<'a> {
 
     /// The numbers of a position settled without a search: a terminal
     /// one (its mover has lost) or a leaf ([`Dfpn::leaf`]).
-    fn settled_without_search(&self, pos: &Position, t: Value) -> Option<Pn> {
+    fn settled_without_search(&self, pos: &Position, t: Threshold) -> Option<Pn> {
         if pos.is_terminal() {
             Some(Pn::new(INF, 0))
         } else {
@@ -522,7 +522,7 @@ impl<'a> Dfpn<'a> {
         }
     }
 
-    fn lookup(&self, pos: &Position, t: Value) -> Option<Pn> {
+    fn lookup(&self, pos: &Position, t: Threshold) -> Option<Pn> {
         let e = self.tt.get(&Key::new(*pos, t))?;
         (!e.ignored(self.trusting)).then(|| Pn {
             on_trust: e.settled() && e.trusted(),
@@ -533,7 +533,7 @@ impl<'a> Dfpn<'a> {
     /// Checks the trusted result of `root` at threshold `t` and those it
     /// rests on ([`closure::check`]): marks those that hold as sound,
     /// reopens the others. Whether the root's holds.
-    fn check_trusted(&mut self, root: Position, t: Value) -> bool {
+    fn check_trusted(&mut self, root: Position, t: Threshold) -> bool {
         let checked = closure::check(root, t, |pos, t| {
             let want = closure::draw_side_status(t);
             match self.tt.get(&Key::new(*pos, t)) {
@@ -571,7 +571,7 @@ impl<'a> Dfpn<'a> {
         checked.root_holds
     }
 
-    fn store(&mut self, pos: Position, t: Value, pn: Pn, work: u64, best: Option<Move>) {
+    fn store(&mut self, pos: Position, t: Threshold, pn: Pn, work: u64, best: Option<Move>) {
         if self.tt.len() >= self.cfg.table_entries {
             self.collect_garbage();
         }
@@ -596,7 +596,7 @@ impl<'a> Dfpn<'a> {
         }
     }
 
-    fn remember_looped(&mut self, pos: Position, t: Value, status: Status, best: Option<Move>) {
+    fn remember_looped(&mut self, pos: Position, t: Threshold, status: Status, best: Option<Move>) {
         if self.looped.len() >= (self.cfg.table_entries / 4).max(1) {
             self.looped.clear();
         }
@@ -644,7 +644,7 @@ impl<'a> Dfpn<'a> {
     fn mid(
         &mut self,
         pos: Position,
-        t: Value,
+        t: Threshold,
         th_phi: u32,
         th_delta: u32,
         ply: usize,
@@ -674,7 +674,7 @@ impl<'a> Dfpn<'a> {
         } else if self.budget.aborted() {
             return Pn::new(1, 1);
         }
-        let ct = child_threshold(t);
+        let ct = t.child();
         self.path.truncate(ply);
         self.path.push(pos);
         let mut children = self.expand(&pos, &list, ct, ply, irrev);
@@ -736,7 +736,7 @@ impl<'a> Dfpn<'a> {
         &mut self,
         pos: &Position,
         list: &MoveList,
-        ct: Value,
+        ct: Threshold,
         ply: usize,
         irrev: usize,
     ) -> Vec<Child> {

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::clock::Instant;
 use crate::leaves::Leaves;
-use crate::question::Status;
+use crate::question::{Status, Threshold};
 use crate::retro::{Retro, RetroConfig, RetroError};
 use crate::tree::ExtractError;
 use crate::verify::verify;
@@ -111,9 +111,9 @@ fn gave_up(e: RetroError, ask: Ask, t0: Instant) -> RetroPart {
         _ => 0,
     };
     let threshold = if ask == Ask::Draw {
-        Value::Draw
+        Threshold::Draw
     } else {
-        Value::Win
+        Threshold::Win
     };
     let run = run_of(
         threshold,
@@ -143,10 +143,10 @@ fn retro_runs(r: &Retro, ask: Ask, millis: u64, best: Option<Move>) -> Vec<Quest
     let win = status(lo == Value::Win, hi <= Value::Draw);
     let draw = status(lo >= Value::Draw, hi == Value::Loss);
     let asked = match ask {
-        Ask::Win => vec![(Value::Win, win)],
-        Ask::Draw => vec![(Value::Draw, draw)],
-        Ask::Value if win == Status::Success => vec![(Value::Win, win)],
-        Ask::Value => vec![(Value::Win, win), (Value::Draw, draw)],
+        Ask::Win => vec![(Threshold::Win, win)],
+        Ask::Draw => vec![(Threshold::Draw, draw)],
+        Ask::Value if win == Status::Success => vec![(Threshold::Win, win)],
+        Ask::Value => vec![(Threshold::Win, win), (Threshold::Draw, draw)],
     };
     asked
         .iter()
