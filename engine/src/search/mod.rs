@@ -615,46 +615,14 @@ impl Searcher {
             self.push(ch, reversible(pos, &child));
             let ext = self.extension(pos, &m, moves.len(), false, 0);
             let d = depth - 1 + ext;
-            let s = if i == 0 {
-                -self.pvs(
-                    &child,
-                    ch,
-                    -beta,
-                    -alpha,
-                    d,
-                    1,
-                    true,
-                    m.is_capture(),
-                    oracle,
-                )
-            } else {
-                // A later move gets a null window (PVS) or the full one (plain
-                // alpha-beta), as a non-PV node either way. With PVS, one that
-                // lands inside the window is searched again as a PV node; plain
-                // alpha-beta does not search again, and its line is then cut
-                // after the move.
-                let hi = if self.options.pvs {
-                    alpha + 1
-                } else {
-                    self.pv_len[1] = 0;
-                    beta
-                };
-                let mut s = -self.pvs(&child, ch, -hi, -alpha, d, 1, false, m.is_capture(), oracle);
-                if s > alpha && s < beta && self.options.pvs && !self.aborted {
-                    s = -self.pvs(
-                        &child,
-                        ch,
-                        -beta,
-                        -alpha,
-                        d,
-                        1,
-                        true,
-                        m.is_capture(),
-                        oracle,
-                    );
-                }
-                s
+            let next = Child {
+                pos: &child,
+                hash: ch,
+                capture: m.is_capture(),
+                depth: d,
+                ply: 1,
             };
+            let s = self.search_child(next, i == 0, true, alpha, beta, oracle);
             self.pop();
             if self.aborted {
                 return best;
@@ -902,6 +870,39 @@ impl Searcher {
     /// beta a lower bound, otherwise exact at this depth. The top of the
     /// repetition stack must be `pos`. When the search is aborted the
     /// result is meaningless and must not be used.
+    /// The score of a child for the side that moved into it, from a node
+    /// with the window `alpha..beta` whose PV-ness is `pv_node`: the first
+    /// move gets the full window. A later move gets a null window (PVS)
+    /// or the full one (plain alpha-beta), as a non-PV node either way.
+    /// With PVS, one that lands inside the window is searched again as a
+    /// PV node; plain alpha-beta does not search again, and its line is
+    /// then cut after the move.
+    fn search_child(
+        &mut self,
+        c: Child<'_>,
+        first: bool,
+        pv_node: bool,
+        alpha: i32,
+        beta: i32,
+        oracle: &dyn Oracle,
+    ) -> i32 {
+        let (pos, h, d, ply, capture) = (c.pos, c.hash, c.depth, c.ply, c.capture);
+        if first {
+            return -self.pvs(pos, h, -beta, -alpha, d, ply, pv_node, capture, oracle);
+        }
+        let hi = if self.options.pvs {
+            alpha + 1
+        } else {
+            self.pv_len[ply] = 0;
+            beta
+        };
+        let s = -self.pvs(pos, h, -hi, -alpha, d, ply, false, capture, oracle);
+        if s > alpha && s < beta && self.options.pvs && !self.aborted {
+            return -self.pvs(pos, h, -beta, -alpha, d, ply, true, capture, oracle);
+        }
+        s
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn pvs(
         &mut self,
@@ -1049,56 +1050,14 @@ impl Searcher {
             let ext = self.extension(pos, m, n, prev_capture, ply);
             let d = depth - 1 + ext;
             self.push(ch, reversible(pos, &child));
-            let s = if i == 0 {
-                -self.pvs(
-                    &child,
-                    ch,
-                    -beta,
-                    -alpha,
-                    d,
-                    ply + 1,
-                    pv_node,
-                    m.is_capture(),
-                    oracle,
-                )
-            } else {
-                // A later move gets a null window (PVS) or the full one (plain
-                // alpha-beta), as a non-PV node either way. With PVS, one that
-                // lands inside the window is searched again as a PV node; plain
-                // alpha-beta does not search again, and its line is then cut
-                // after the move.
-                let hi = if self.options.pvs {
-                    alpha + 1
-                } else {
-                    self.pv_len[ply + 1] = 0;
-                    beta
-                };
-                let mut s = -self.pvs(
-                    &child,
-                    ch,
-                    -hi,
-                    -alpha,
-                    d,
-                    ply + 1,
-                    false,
-                    m.is_capture(),
-                    oracle,
-                );
-                if s > alpha && s < beta && self.options.pvs && !self.aborted {
-                    s = -self.pvs(
-                        &child,
-                        ch,
-                        -beta,
-                        -alpha,
-                        d,
-                        ply + 1,
-                        true,
-                        m.is_capture(),
-                        oracle,
-                    );
-                }
-                s
+            let next = Child {
+                pos: &child,
+                hash: ch,
+                capture: m.is_capture(),
+                depth: d,
+                ply: ply + 1,
             };
+            let s = self.search_child(next, i == 0, pv_node, alpha, beta, oracle);
             self.pop();
             if self.aborted {
                 return 0;
@@ -1145,4 +1104,19 @@ impl Searcher {
         }
         best
     }
+}
+
+/// A child about to be searched ([`Searcher::search_child`]).
+#[derive(Clone, Copy)]
+struct Child<'p> {
+    /// The position.
+    pos: &'p Position,
+    /// Its hash.
+    hash: u64,
+    /// Whether the move into it captured.
+    capture: bool,
+    /// The depth to search it to.
+    depth: i32,
+    /// Its ply from the root.
+    ply: usize,
 }
