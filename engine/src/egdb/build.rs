@@ -30,7 +30,7 @@ use super::codec;
 use super::file::{self, Counts, SliceFile};
 use super::index::{lead_rank, rows_below, TableIndex, TableKey, MAX_PIECES};
 use super::probe::Egdb;
-use super::reach::reachable_slices;
+use super::reach::{reachable_from_slice, reachable_slices};
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::EgdbError;
 use crate::board::{Color, Position};
@@ -889,6 +889,20 @@ fn set_aside_old_versions(dir: &Path, pieces: u32) -> Result<Vec<String>, EgdbEr
     Ok(notes)
 }
 
+/// The slices a build of `slice` reads: of its size, those its quiet
+/// moves lead to ([`SliceKey::reads`]); of fewer pieces, those a game
+/// from it may enter ([`reachable_from_slice`]: the captures and the
+/// capture searches of its probes stay in them), not every smaller slice
+/// (an 8-piece slice of kings needs 2 of the 1,491 slices of 7 pieces).
+pub fn build_reads(slice: SliceKey) -> Vec<SliceKey> {
+    let n = slice.pieces();
+    let mut out: Vec<SliceKey> = (2..n)
+        .flat_map(|k| reachable_from_slice(slice, k))
+        .collect();
+    out.extend(slices_with(n).into_iter().filter(|d| slice.reads(d)));
+    out
+}
+
 /// Builds one named slice whose dependencies are all present in `dir`
 /// (for cluster array jobs). A missing dependency is an error naming it.
 pub fn build_one(
@@ -897,8 +911,8 @@ pub fn build_one(
     progress: &dyn BuildProgress,
 ) -> Result<SliceStats, EgdbError> {
     let mut db = Egdb::open(dir)?;
-    for d in all_slices(slice.pieces()) {
-        if slice.reads(&d) && !db.has(&d) {
+    for d in build_reads(slice) {
+        if !db.has(&d) {
             return Err(EgdbError::MissingSlice {
                 slice: d.name(),
                 dir: dir.to_path_buf(),

@@ -22,6 +22,29 @@ const TOP_RANK: u8 = 6;
 /// ([`slices_with`]'s).
 pub fn reachable_slices(positions: &[Position], pieces: u32) -> Vec<SliceKey> {
     let sides: Vec<(SideNow, SideNow)> = positions.iter().map(sides_now).collect();
+    reachable_from(&sides, pieces)
+}
+
+/// The slices of exactly `pieces` pieces that a game from a position of
+/// `slice` (either table, either side to move) may enter, in build order:
+/// [`reachable_slices`] for the most any of its positions reaches (each
+/// side's men other than its leader on the back rank, from which they may
+/// reach any rank). With fewer pieces than `slice`, the slices its build
+/// may probe (a capture, then the captures of the capture search), far
+/// fewer than every smaller slice for a slice of kings: what `egdb build
+/// --slice` needs present.
+pub fn reachable_from_slice(slice: SliceKey, pieces: u32) -> Vec<SliceKey> {
+    let sides: Vec<(SideNow, SideNow)> = slice
+        .tables()
+        .into_iter()
+        .map(|t| (SideNow::widest(t.black), SideNow::widest(t.white)))
+        .collect();
+    reachable_from(&sides, pieces)
+}
+
+/// The slices of exactly `pieces` pieces that a game may enter from the
+/// material `sides` (Black's and White's, either side to move).
+fn reachable_from(sides: &[(SideNow, SideNow)], pieces: u32) -> Vec<SliceKey> {
     slices_with(pieces)
         .into_iter()
         .filter(|s| {
@@ -66,6 +89,17 @@ struct SideNow {
 impl SideNow {
     fn new(ranks: Vec<u8>, kings: u32) -> SideNow {
         SideNow { ranks, kings }
+    }
+
+    /// The material `m` with its men as far back as its lead allows: the
+    /// leader on the lead rank, the others on rank 0 (every position of
+    /// the material reaches no more than this one does).
+    fn widest(m: Material) -> SideNow {
+        let mut ranks = vec![0; m.men as usize];
+        if let Some(last) = ranks.last_mut() {
+            *last = m.lead;
+        }
+        SideNow::new(ranks, m.kings as u32)
     }
 
     /// Whether this side may later have the material `s`.
@@ -135,6 +169,34 @@ mod tests {
             }
         }
         assert!(seen > 10_000, "only {seen} positions checked");
+    }
+
+    /// A slice reaches, at each smaller size, every slice that one of
+    /// its positions reaches (here a few positions of 5- and 6-piece
+    /// slices), and a slice of kings only slices of kings.
+    #[test]
+    fn a_slice_reaches_what_its_positions_reach() {
+        for fen in [
+            "B:W28,24,21,20,K2:BK27,19,15,11,7",
+            "W:W22,K18,K17,14:BK32,K27,21,13",
+            "B:WK10,K12,K19:BK3,4,11",
+        ] {
+            let p = parse_fen(fen).unwrap();
+            let slice = slice_of(&p);
+            for n in 2..p.piece_count() {
+                let of_slice = reachable_from_slice(slice, n);
+                for s in reachable_slices(&[p], n) {
+                    assert!(of_slice.contains(&s), "{fen}: {s} ({n} pieces) not listed");
+                }
+            }
+        }
+        let kings = SliceKey::parse("0m5k-0m3k").unwrap();
+        let names: Vec<String> = reachable_from_slice(kings, 7)
+            .iter()
+            .map(|s| s.name())
+            .collect();
+        assert_eq!(names, ["0m4k-0m3k", "0m5k-0m2k"]);
+        assert_eq!(reachable_from_slice(kings, 6).len(), 3);
     }
 
     #[test]
