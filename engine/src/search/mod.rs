@@ -864,12 +864,6 @@ impl Searcher {
         }
     }
 
-    /// Principal variation search of `pos` (hash `h`, at distance `ply`
-    /// from the root) to nominal `depth`, window (alpha, beta),
-    /// alpha < beta. Fail-soft: a result <= alpha is an upper bound, >=
-    /// beta a lower bound, otherwise exact at this depth. The top of the
-    /// repetition stack must be `pos`. When the search is aborted the
-    /// result is meaningless and must not be used.
     /// The score of a child for the side that moved into it, from a node
     /// with the window `alpha..beta` whose PV-ness is `pv_node`: the first
     /// move gets the full window. A later move gets a null window (PVS)
@@ -903,6 +897,12 @@ impl Searcher {
         s
     }
 
+    /// Principal variation search of `pos` (hash `h`, at distance `ply`
+    /// from the root) to nominal `depth`, window (alpha, beta),
+    /// alpha < beta. Fail-soft: a result <= alpha is an upper bound, >=
+    /// beta a lower bound, otherwise exact at this depth. The top of the
+    /// repetition stack must be `pos`. When the search is aborted the
+    /// result is meaningless and must not be used.
     #[allow(clippy::too_many_arguments)]
     fn pvs(
         &mut self,
