@@ -26,6 +26,7 @@
 //! Memory: one byte per position plus the lists of positions decided in
 //! one level (8 bytes each).
 
+use super::build_order::{BuildTable, KingOrder, PositionCursor};
 use super::codec;
 use super::file::{self, Counts, SliceFile};
 use super::index::{lead_rank, rows_below, TableIndex, TableKey, MAX_PIECES};
@@ -119,7 +120,7 @@ fn solve_slice_in_batches(
     batch: usize,
 ) -> Result<Solved, EgdbError> {
     let keys = slice.tables();
-    let tables: Vec<TableIndex> = keys.iter().map(|&k| TableIndex::new(k)).collect();
+    let tables = build_tables(&keys);
     let states: Vec<Vec<AtomicU8>> = tables
         .iter()
         .map(|t| {
@@ -205,10 +206,19 @@ fn solve_slice_in_batches(
         for (t, words) in level.words.iter().enumerate() {
             words.par_chunks(64).enumerate().for_each(|(c, chunk)| {
                 let mut entries = Vec::with_capacity(batch);
+                let mut cursors: Vec<_> = tables.iter().map(|t| t.cursor()).collect();
                 let mut preds = Vec::new();
                 let mut found = Vec::new();
                 let mut flush = |entries: &mut Vec<u64>, found: &mut Vec<u64>| {
-                    propagate_batch(entries, &tables, &keys, &states, &mut preds, found);
+                    propagate_batch(
+                        entries,
+                        &tables,
+                        &mut cursors,
+                        &keys,
+                        &states,
+                        &mut preds,
+                        found,
+                    );
                     entries.clear();
                     for &e in found.iter() {
                         next.set((e >> 56) as usize, e & INDEX_BITS);
@@ -242,16 +252,13 @@ fn solve_slice_in_batches(
     // 3. Values.
     let mut values = Vec::new();
     let mut counts = Vec::new();
-    for st in &states {
-        let v: Vec<u8> = st
-            .par_iter()
-            .map(|s| match s.load(Relaxed) {
-                S_WIN => codec::WIN,
-                S_LOSS => codec::LOSS,
-                s if s >= DECIDED + CAPTURE => codec::DONT_CARE,
-                _ => codec::DRAW,
-            })
-            .collect();
+    for (st, table) in states.iter().zip(&tables) {
+        let v = table.file_values(st, |s| match s {
+            S_WIN => codec::WIN,
+            S_LOSS => codec::LOSS,
+            s if s >= DECIDED + CAPTURE => codec::DONT_CARE,
+            _ => codec::DRAW,
+        });
         let c = st
             .par_iter()
             .fold(Counts::default, |mut c, s| {
@@ -304,7 +311,7 @@ struct Frontier {
 
 impl Frontier {
     /// An empty frontier for `tables`.
-    fn new(tables: &[TableIndex]) -> Frontier {
+    fn new(tables: &[BuildTable]) -> Frontier {
         let words = tables
             .iter()
             .map(|t| {
@@ -505,7 +512,8 @@ const PROPAGATE_BATCH: usize = 64;
 #[inline]
 fn propagate_batch(
     batch: &[u64],
-    tables: &[TableIndex],
+    tables: &[BuildTable],
+    cursors: &mut [PositionCursor],
     keys: &[TableKey],
     states: &[Vec<AtomicU8>],
     preds: &mut Vec<(u64, bool)>,
@@ -517,17 +525,17 @@ fn propagate_batch(
         let t = (e >> 56) as usize;
         let idx = e & INDEX_BITS;
         let lost = e & LOST != 0;
-        let q = tables[t].position(idx);
+        let q = cursors[t].position(idx);
         let pt = other(t);
         let ptable = &tables[pt];
         let tag = (pt as u64) << 56;
-        let mut placement = None;
+        let mut king_moves = None;
         for_each_predecessor(&q, keys[pt], |p| match p {
             Predecessor::Man(p) => preds.push((tag | ptable.index(&p), lost)),
             Predecessor::King(p) => {
-                let men = *placement.get_or_insert_with(|| ptable.men_placement(&p));
-                let (b, w, k, _) = p.parts();
-                preds.push((tag | men.index(b & k, w & k), lost));
+                let moves = *king_moves.get_or_insert_with(|| ptable.black_king_moves(&p));
+                let (b, _, k, _) = p.parts();
+                preds.push((tag | moves.index(b & k), lost));
             }
         });
     }
@@ -564,12 +572,32 @@ fn propagate_batch(
 /// A predecessor, by the piece that moved: a king's move keeps the men
 /// where they are, so the predecessors of one position that differ by a
 /// king's move share their men's part of the index
-/// ([`TableIndex::men_placement`]).
+/// ([`BuildTable::black_king_moves`]).
 enum Predecessor {
     /// A man moved.
     Man(Position),
     /// A king moved.
     King(Position),
+}
+
+/// The tables of a slice (`keys`, from [`SliceKey::tables`]) in the
+/// orders their states are built in: the first in the file's, the
+/// colour-reversed second with White's kings ranked first, so that both
+/// rank the same physical side's kings first (see
+/// [`super::build_order`]). A slice of one table (the same material on
+/// both sides) keeps the file's order.
+fn build_tables(keys: &[TableKey]) -> Vec<BuildTable> {
+    keys.iter()
+        .enumerate()
+        .map(|(t, &k)| {
+            let order = if t == 1 {
+                KingOrder::WhiteMajor
+            } else {
+                KingOrder::BlackMajor
+            };
+            BuildTable::new(k, order)
+        })
+        .collect()
 }
 
 /// Calls `f` with every predecessor of `q` (Black to move) in table

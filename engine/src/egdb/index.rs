@@ -107,7 +107,7 @@ const fn binom_rows() -> [[u32; 8]; 34] {
 /// before the loop measured faster than one, three or more: the extra
 /// steps cost more on small sets than the mispredictions they save).
 #[inline(always)]
-fn colex_rank_in(set: u32, universe: u32) -> u64 {
+pub(crate) fn colex_rank_in(set: u32, universe: u32) -> u64 {
     let mut r = 0u64;
     let mut s = set;
     // `i` is the binomial's lower term, not a walk over `BINOM_ROWS`.
@@ -181,7 +181,7 @@ fn unrank_tables() -> &'static [Vec<u32>; 5] {
 
 /// The next larger integer with the same number of set bits (Gosper).
 #[inline(always)]
-fn next_combination(x: u64) -> u64 {
+pub(crate) fn next_combination(x: u64) -> u64 {
     if x == 0 {
         return u64::MAX;
     }
@@ -193,7 +193,7 @@ fn next_combination(x: u64) -> u64 {
 /// The `k`-subset of `0..32` with colex rank `r`, as dense positions
 /// (bitboard of positions).
 #[inline]
-fn colex_unrank(r: u64, k: u32) -> u32 {
+pub(crate) fn colex_unrank(r: u64, k: u32) -> u32 {
     if k == 0 {
         0
     } else if k <= 4 {
@@ -242,7 +242,7 @@ fn select_nth(mask: u32, mut n: u32) -> u32 {
 
 /// The squares of `universe` at the dense positions in `positions`.
 #[inline]
-fn select_positions(positions: u32, universe: u32) -> u32 {
+pub(crate) fn select_positions(positions: u32, universe: u32) -> u32 {
     let mut out = 0;
     let mut p = positions;
     while p != 0 {
@@ -527,31 +527,6 @@ pub struct TableIndex {
     size: u64,
 }
 
-/// The part of a table's index that the positions with one placement of
-/// the men share ([`TableIndex::men_placement`]): the index of each of
-/// them from its kings alone, without ranking the men again (a king's
-/// move keeps the men where they are).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MenPlacement {
-    /// Index of the first king placement.
-    base: u64,
-    /// Squares without a man.
-    free: u32,
-    /// Placements of the white kings for one black-king placement.
-    white_kings: u64,
-}
-
-impl MenPlacement {
-    /// The index of the position with these men and the kings
-    /// `black_kings` and `white_kings` (on squares without a man).
-    #[inline(always)]
-    pub fn index(&self, black_kings: u32, white_kings: u32) -> u64 {
-        self.base
-            + colex_rank_in(black_kings, self.free) * self.white_kings
-            + colex_rank_in(white_kings, self.free & !black_kings)
-    }
-}
-
 /// A position's index before the one table read it needs (see
 /// [`TableIndex::index_parts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -627,20 +602,6 @@ impl TableIndex {
             white_kings,
             widest,
             size: total * kings,
-        }
-    }
-
-    /// The men placement of `pos` (Black to move, in this table): what
-    /// the index of every position with the same men and other kings
-    /// shares ([`MenPlacement::index`]).
-    #[inline(always)]
-    pub fn men_placement(&self, pos: &Position) -> MenPlacement {
-        let parts = self.index_parts(pos);
-        let (b, w, k, _) = pos.parts();
-        MenPlacement {
-            base: (self.men_offset(&parts) + parts.white_rank) * self.kings,
-            free: !((b | w) & !k),
-            white_kings: self.white_kings,
         }
     }
 
@@ -782,14 +743,23 @@ impl TableIndex {
         }
     }
 
-    /// The position with index `idx < size()` (Black to move).
-    pub fn position(&self, idx: u64) -> Position {
-        debug_assert!(idx < self.size);
-        let men_idx = idx / self.kings;
-        let kings_idx = idx % self.kings;
+    /// The men placement number of `pos` (Black to move, in this
+    /// table): its index divided by [`TableIndex::kings_per_men`].
+    #[inline(always)]
+    pub(crate) fn men_number(&self, pos: &Position) -> u64 {
+        let parts = self.index_parts(pos);
+        self.men_offset(&parts) + parts.white_rank
+    }
+
+    /// Placements of the kings for one men placement.
+    pub(crate) fn kings_per_men(&self) -> u64 {
+        self.kings
+    }
+
+    /// The black and the white men of men placement `men_idx`.
+    pub(crate) fn men_sets(&self, men_idx: u64) -> (u32, u32) {
         let black_rank = self.men_offset.partition_point(|&o| o <= men_idx) - 1;
         let white_rank = men_idx - self.men_offset[black_rank];
-        let b = self.key.black;
         let w = self.key.white;
         let black_men = self.black_sets[black_rank];
         let avail = white_universe(black_men, w);
@@ -802,6 +772,17 @@ impl TableIndex {
             );
             select_positions(colex_unrank(white_rank + base, w.men as u32), avail).reverse_bits()
         };
+        (black_men, white_men)
+    }
+
+    /// The position with index `idx < size()` (Black to move).
+    pub fn position(&self, idx: u64) -> Position {
+        debug_assert!(idx < self.size);
+        let men_idx = idx / self.kings;
+        let kings_idx = idx % self.kings;
+        let (black_men, white_men) = self.men_sets(men_idx);
+        let b = self.key.black;
+        let w = self.key.white;
         let free = !(black_men | white_men);
         let bk_rank = kings_idx / self.white_kings;
         let wk_rank = kings_idx % self.white_kings;
@@ -819,7 +800,7 @@ impl TableIndex {
 
 /// The squares `squares[p]` for each dense position `p` set in `dense`.
 #[inline(always)]
-fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
+pub(crate) fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
     let mut out = 0;
     let mut d = dense;
     while d != 0 {

@@ -21,6 +21,7 @@
 //! probe time by a search over the captures.
 
 pub mod build;
+mod build_order;
 pub mod codec;
 pub mod file;
 pub mod index;

@@ -1,0 +1,469 @@
+//! The order in which a build holds the states of a table: the file's
+//! order ([`TableIndex`]) or the same positions with the two sides' kings
+//! ranked the other way round, so that the states a propagation step
+//! touches lie close together.
+//!
+//! A build's propagation un-moves a piece of the side to move of the
+//! predecessor's table (Black): the predecessors of one position differ
+//! from one another only in Black's pieces. In the file's order the kings
+//! are ranked Black first, so a black king's move lands anywhere among
+//! the table's king placements: one cache miss (and one page walk) per
+//! predecessor. Ranked White first ([`KingOrder::WhiteMajor`]), every
+//! black king's move keeps the white kings and so stays in one run of
+//! states, the black-king placements for those white kings.
+//!
+//! A slice's two tables are the same material with the colours reversed,
+//! and their frontiers are read in their own order. With the first table
+//! in the file's order and the second White first, both directions of a
+//! slice keep the same physical side's kings as the major rank: the
+//! frontier of the first table, read in order, keeps that side's kings
+//! (its Black) for a long run, so the predecessors it writes in the second
+//! table (whose White they are) stay in one run of states across many
+//! frontier positions; the frontier of the second table keeps them too,
+//! and its predecessors in the first table fall in the few rows of that
+//! side's kings one king's move away. The values are put back into the
+//! file's order once, at the end ([`BuildTable::file_values`]).
+
+use super::index::{
+    binom, colex_rank_in, colex_unrank, map_dense, next_combination, select_positions, TableIndex,
+    TableKey,
+};
+use crate::board::{Color, Position};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// Which side's kings a table's king placements are ranked by first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KingOrder {
+    /// The file's order: the black kings' placement, then the white
+    /// kings' among the squares left.
+    BlackMajor,
+    /// The white kings' placement, then the black kings' among the
+    /// squares left.
+    WhiteMajor,
+}
+
+/// One table of a slice being built, its positions numbered in a
+/// [`KingOrder`]: the men's part of the index is the file's, the kings'
+/// part is ranked in that order.
+#[derive(Clone, Debug)]
+pub(crate) struct BuildTable {
+    table: TableIndex,
+    order: KingOrder,
+    /// Kings of the side ranked first.
+    major_kings: u32,
+    /// Kings of the side ranked second.
+    minor_kings: u32,
+    /// Placements of the second side's kings for one of the first's.
+    minor: u64,
+    /// Placements of the kings for one men placement.
+    kings: u64,
+}
+
+impl BuildTable {
+    /// The table `key` in `order`.
+    pub(crate) fn new(key: TableKey, order: KingOrder) -> BuildTable {
+        let table = TableIndex::new(key);
+        let (nb, nw) = (key.black.kings as u32, key.white.kings as u32);
+        let men = key.black.men as u32 + key.white.men as u32;
+        let (major_kings, minor_kings) = match order {
+            KingOrder::BlackMajor => (nb, nw),
+            KingOrder::WhiteMajor => (nw, nb),
+        };
+        let minor = binom(32 - men - major_kings, minor_kings);
+        let kings = table.kings_per_men();
+        debug_assert_eq!(binom(32 - men, major_kings) * minor, kings);
+        BuildTable {
+            table,
+            order,
+            major_kings,
+            minor_kings,
+            minor,
+            kings,
+        }
+    }
+
+    /// The table's index in the file's order.
+    #[cfg(test)]
+    pub(crate) fn table(&self) -> &TableIndex {
+        &self.table
+    }
+
+    /// Number of positions.
+    pub(crate) fn size(&self) -> u64 {
+        self.table.size()
+    }
+
+    /// The kings `(black, white)` as `(ranked first, ranked second)`, and
+    /// back (the swap is its own inverse).
+    #[inline(always)]
+    fn major_minor(&self, a: u32, b: u32) -> (u32, u32) {
+        match self.order {
+            KingOrder::BlackMajor => (a, b),
+            KingOrder::WhiteMajor => (b, a),
+        }
+    }
+
+    /// The index of `pos` (Black to move, in this table) in this order.
+    #[inline(always)]
+    pub(crate) fn index(&self, pos: &Position) -> u64 {
+        if self.order == KingOrder::BlackMajor {
+            return self.table.index(pos);
+        }
+        let (b, w, k, _) = pos.parts();
+        let free = !((b | w) & !k);
+        let (major, minor) = self.major_minor(b & k, w & k);
+        self.table.men_number(pos) * self.kings
+            + colex_rank_in(major, free) * self.minor
+            + colex_rank_in(minor, free & !major)
+    }
+
+    /// What the positions one black king's move away from `pos` (in this
+    /// table, Black to move) share: their index from the black kings
+    /// alone ([`BlackKingMoves::index`]).
+    #[inline(always)]
+    pub(crate) fn black_king_moves(&self, pos: &Position) -> BlackKingMoves {
+        let (b, w, k, _) = pos.parts();
+        let free = !((b | w) & !k);
+        let base = self.table.men_number(pos) * self.kings;
+        let white_kings = w & k;
+        match self.order {
+            KingOrder::BlackMajor => BlackKingMoves {
+                base,
+                universe: free,
+                white_kings,
+                minor: self.minor,
+                black_major: true,
+            },
+            KingOrder::WhiteMajor => BlackKingMoves {
+                base: base + colex_rank_in(white_kings, free) * self.minor,
+                universe: free & !white_kings,
+                white_kings,
+                minor: self.minor,
+                black_major: false,
+            },
+        }
+    }
+
+    /// The position with index `idx < size()` in this order, unranked in
+    /// full (the reference for [`PositionCursor::position`]).
+    #[cfg(test)]
+    pub(crate) fn position(&self, idx: u64) -> Position {
+        if self.order == KingOrder::BlackMajor {
+            return self.table.position(idx);
+        }
+        let (black_men, white_men) = self.table.men_sets(idx / self.kings);
+        let rank = idx % self.kings;
+        let free = !(black_men | white_men);
+        let major = select_positions(colex_unrank(rank / self.minor, self.major_kings), free);
+        let minor = select_positions(
+            colex_unrank(rank % self.minor, self.minor_kings),
+            free & !major,
+        );
+        let (black_kings, white_kings) = self.major_minor(major, minor);
+        Position::from_bitboards_unchecked(
+            black_men | black_kings,
+            white_men | white_kings,
+            black_kings | white_kings,
+            Color::Black,
+        )
+    }
+
+    /// A reader of positions by index that remembers the men and the
+    /// first-ranked kings of the last one ([`PositionCursor::position`]):
+    /// the positions of a frontier, read in increasing order, share them
+    /// in long runs.
+    pub(crate) fn cursor(&self) -> PositionCursor<'_> {
+        PositionCursor {
+            table: self,
+            men_idx: u64::MAX,
+            major_rank: u64::MAX,
+            men: (0, 0),
+            free: 0,
+            major: 0,
+        }
+    }
+
+    /// Calls `f(index, position)` for every index in `range`, in
+    /// increasing order (the kings advance by next combination, as in
+    /// [`TableIndex::for_each_position`]).
+    pub(crate) fn for_each_position(
+        &self,
+        range: std::ops::Range<u64>,
+        mut f: impl FnMut(u64, Position),
+    ) {
+        if self.order == KingOrder::BlackMajor {
+            return self.table.for_each_position(range, f);
+        }
+        let (start, end) = (range.start, range.end.min(self.size()));
+        let mut idx = start;
+        while idx < end {
+            let (black_men, white_men) = self.table.men_sets(idx / self.kings);
+            let free = !(black_men | white_men);
+            let free_squares = squares_of(free);
+            let rank = idx % self.kings;
+            let mut major_dense = colex_unrank(rank / self.minor, self.major_kings) as u64;
+            let mut minor_rank = rank % self.minor;
+            let major_end = 1u64 << free.count_ones();
+            // One men placement: every remaining king placement.
+            while major_dense < major_end || self.major_kings == 0 {
+                let major = map_dense(major_dense as u32, &free_squares);
+                let free2 = free & !major;
+                let free2_squares = squares_of(free2);
+                let minor_end = 1u64 << free2.count_ones();
+                let mut minor_dense = colex_unrank(minor_rank, self.minor_kings) as u64;
+                while minor_dense < minor_end || self.minor_kings == 0 {
+                    let minor = map_dense(minor_dense as u32, &free2_squares);
+                    let (black_kings, white_kings) = self.major_minor(major, minor);
+                    f(
+                        idx,
+                        Position::from_bitboards_unchecked(
+                            black_men | black_kings,
+                            white_men | white_kings,
+                            black_kings | white_kings,
+                            Color::Black,
+                        ),
+                    );
+                    idx += 1;
+                    if idx == end {
+                        return;
+                    }
+                    if self.minor_kings == 0 {
+                        break;
+                    }
+                    minor_dense = next_combination(minor_dense);
+                }
+                minor_rank = 0;
+                if self.major_kings == 0 {
+                    break;
+                }
+                major_dense = next_combination(major_dense);
+            }
+        }
+    }
+
+    /// `code(state)` for every position, in the file's order, from
+    /// `states` held in this order.
+    pub(crate) fn file_values(
+        &self,
+        states: &[AtomicU8],
+        code: impl Fn(u8) -> u8 + Sync,
+    ) -> Vec<u8> {
+        const CHUNK: usize = 1 << 16;
+        let mut out = vec![0u8; self.size() as usize];
+        out.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, chunk)| {
+                let base = (c * CHUNK) as u64;
+                match self.order {
+                    KingOrder::BlackMajor => {
+                        for (v, s) in chunk.iter_mut().zip(&states[base as usize..]) {
+                            *v = code(s.load(Relaxed));
+                        }
+                    }
+                    KingOrder::WhiteMajor => {
+                        let range = base..base + chunk.len() as u64;
+                        self.table.for_each_position(range, |i, pos| {
+                            let s = states[self.index(&pos) as usize].load(Relaxed);
+                            chunk[(i - base) as usize] = code(s);
+                        });
+                    }
+                }
+            });
+        out
+    }
+}
+
+/// Reads positions of a [`BuildTable`] by index, reusing the men and the
+/// first-ranked kings of the last position read ([`BuildTable::cursor`]).
+pub(crate) struct PositionCursor<'a> {
+    table: &'a BuildTable,
+    /// Men placement of the last position, or `u64::MAX`.
+    men_idx: u64,
+    /// Rank of its first-ranked kings, or `u64::MAX`.
+    major_rank: u64,
+    /// Its black and white men.
+    men: (u32, u32),
+    /// Squares without a man.
+    free: u32,
+    /// Its first-ranked kings.
+    major: u32,
+}
+
+impl PositionCursor<'_> {
+    /// The position with index `idx` in the cursor's table.
+    #[inline]
+    pub(crate) fn position(&mut self, idx: u64) -> Position {
+        let t = self.table;
+        let men_idx = idx / t.kings;
+        if men_idx != self.men_idx {
+            self.men_idx = men_idx;
+            self.men = t.table.men_sets(men_idx);
+            self.free = !(self.men.0 | self.men.1);
+            self.major_rank = u64::MAX;
+        }
+        let rank = idx % t.kings;
+        let major_rank = rank / t.minor;
+        if major_rank != self.major_rank {
+            self.major_rank = major_rank;
+            self.major = select_positions(colex_unrank(major_rank, t.major_kings), self.free);
+        }
+        let minor = select_positions(
+            colex_unrank(rank % t.minor, t.minor_kings),
+            self.free & !self.major,
+        );
+        let (black_kings, white_kings) = t.major_minor(self.major, minor);
+        let (black_men, white_men) = self.men;
+        Position::from_bitboards_unchecked(
+            black_men | black_kings,
+            white_men | white_kings,
+            black_kings | white_kings,
+            Color::Black,
+        )
+    }
+}
+
+/// The index in a [`BuildTable`] of the positions that differ from one
+/// another only in the black kings ([`BuildTable::black_king_moves`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlackKingMoves {
+    /// Index of the first position of the run the black kings are ranked
+    /// in.
+    base: u64,
+    /// Squares the black kings are ranked among (White first: without the
+    /// white kings).
+    universe: u32,
+    /// The white kings.
+    white_kings: u32,
+    /// Placements of the second side's kings for one of the first's.
+    minor: u64,
+    /// Whether the black kings are ranked first.
+    black_major: bool,
+}
+
+impl BlackKingMoves {
+    /// The index of the position with the black kings `black_kings`.
+    #[inline(always)]
+    pub(crate) fn index(&self, black_kings: u32) -> u64 {
+        if self.black_major {
+            self.base
+                + colex_rank_in(black_kings, self.universe) * self.minor
+                + colex_rank_in(self.white_kings, self.universe & !black_kings)
+        } else {
+            self.base + colex_rank_in(black_kings, self.universe)
+        }
+    }
+}
+
+/// The squares of `set`, lowest first.
+fn squares_of(set: u32) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, sq) in crate::square::Squares(set).enumerate() {
+        out[i] = sq.index();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::egdb::slice::slices_with;
+
+    /// Every table of up to five pieces, in both orders, over a run of
+    /// positions from a third of the way and over the last ones:
+    /// `for_each_position` visits each index once with its position,
+    /// which `position` and a cursor give and `index` inverts, and
+    /// `black_king_moves` gives its index from the black kings.
+    #[test]
+    fn both_orders_number_every_position_once() {
+        for pieces in 2..=5 {
+            for slice in slices_with(pieces) {
+                for key in slice.tables() {
+                    for order in [KingOrder::BlackMajor, KingOrder::WhiteMajor] {
+                        let t = BuildTable::new(key, order);
+                        let n = t.size();
+                        for start in [n / 3, n.saturating_sub(3000)] {
+                            let end = n.min(start + 20_000);
+                            let mut cursor = t.cursor();
+                            let mut seen = 0;
+                            t.for_each_position(start..end, |i, pos| {
+                                assert_eq!(i, start + seen, "{key} {order:?}");
+                                seen += 1;
+                                assert_eq!(t.index(&pos), i, "{key} {order:?}");
+                                assert_eq!(t.position(i), pos, "{key} {order:?}");
+                                assert_eq!(cursor.position(i), pos, "{key} {order:?}");
+                                let (b, _, k, _) = pos.parts();
+                                let moves = t.black_king_moves(&pos);
+                                assert_eq!(moves.index(b & k), i, "{key} {order:?}");
+                            });
+                            assert_eq!(seen, end - start, "{key} {order:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// On tables of five to seven pieces, sampled, in both orders: the
+    /// index of every position with one black king moved to any free
+    /// square is the one `black_king_moves` gives from the black kings
+    /// alone.
+    #[test]
+    fn black_king_moves_index_every_black_king_placement() {
+        let keys: Vec<TableKey> = (5..=7)
+            .flat_map(slices_with)
+            .flat_map(|s| s.tables())
+            .filter(|k| k.black.kings > 0)
+            .collect();
+        let mut rng = crate::rng::XorShift64::new(27);
+        for _ in 0..300 {
+            let key = keys[(rng.next_u64() % keys.len() as u64) as usize];
+            for order in [KingOrder::BlackMajor, KingOrder::WhiteMajor] {
+                let t = BuildTable::new(key, order);
+                let idx = rng.next_u64() % t.size();
+                let p = t.position(idx);
+                let moves = t.black_king_moves(&p);
+                let (b, w, k, _) = p.parts();
+                for from in crate::square::Squares(b & k) {
+                    for to in crate::square::Squares(!(b | w)) {
+                        let moved = b & k & !(1 << from.index()) | 1 << to.index();
+                        let q = Position::from_bitboards_unchecked(
+                            b & !k | moved,
+                            w,
+                            moved | w & k,
+                            Color::Black,
+                        );
+                        assert_eq!(moves.index(moved), t.index(&q), "{key} {order:?} #{idx}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The white-major order is a different numbering of the same
+    /// positions where there are kings of both sides, and `file_values`
+    /// puts states back into the file's order.
+    #[test]
+    fn file_values_undo_the_order() {
+        for slice in slices_with(4) {
+            for key in slice.tables() {
+                let t = BuildTable::new(key, KingOrder::WhiteMajor);
+                let file = t.table();
+                let states: Vec<AtomicU8> = (0..t.size())
+                    .map(|i| AtomicU8::new(file.index(&t.position(i)) as u8))
+                    .collect();
+                let values = t.file_values(&states, |s| s);
+                for (i, v) in values.iter().enumerate() {
+                    assert_eq!(*v, i as u8, "{key} {i}");
+                }
+            }
+        }
+        let key = slices_with(4)
+            .into_iter()
+            .flat_map(|s| s.tables())
+            .find(|k| k.black.kings == 2 && k.white.kings == 2)
+            .expect("a table of two kings each");
+        let t = BuildTable::new(key, KingOrder::WhiteMajor);
+        assert!((0..t.size()).any(|i| t.table().index(&t.position(i)) != i));
+    }
+}
