@@ -161,13 +161,7 @@ fn ballot_tables() {
     store.put_ballot(&b).unwrap();
     assert_eq!(store.ballots().unwrap(), vec![b]);
     let mut pos = Position::initial();
-    let mut line = vec![LinePlyRow {
-        ply: 0,
-        position: pos,
-        move_text: String::new(),
-        origin: Origin::Published,
-        score: None,
-    }];
+    let mut line = proofdb::testing::line_start();
     for ply in 1..=6u32 {
         let m = pos.moves().as_slice()[0];
         pos = pos.play_unchecked(&m);
