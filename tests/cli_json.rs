@@ -57,14 +57,7 @@ fn keys_of(v: &serde_json::Value, maps: &BTreeSet<String>, out: &mut BTreeSet<St
 /// Runs `checkers args` in `dir`; its standard output parsed as JSON
 /// Lines (each line one object).
 fn json_lines(dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args(args)
-        .current_dir(dir)
-        .env("CHECKERS_EGDB", dir.join("egdb"))
-        .env_remove("CHECKERS_STORE")
-        .env_remove("CHECKERS_DATA")
-        .output()
-        .unwrap();
+    let out = common::checkers_in(dir).args(args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() || args.contains(&"--batch"),
@@ -185,11 +178,7 @@ fn every_json_key_is_in_the_vocabulary() {
                 .arg(dir.join("egdb"))
                 .output()
                 .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            common::assert_success(&out);
             continue;
         }
         let mut keys = BTreeSet::new();
