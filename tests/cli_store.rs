@@ -2,6 +2,7 @@
 
 mod common;
 
+use common::text;
 use engine::notation::fen::to_fen;
 use engine::{Color, Position, Value};
 use proofdb::{Outcome, Provenance, Store};
@@ -16,10 +17,6 @@ fn checkers(args: &[&str], cwd: &Path) -> Output {
         .env_remove("CHECKERS_DATA")
         .output()
         .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn pos(n: u32) -> Position {
