@@ -12,9 +12,7 @@
 //! paths produce it in [`Move::paths`], so perft can count either way.
 
 use crate::board::{Color, Position};
-use crate::geometry::{
-    jump, step, Dir, EVEN_NOT_RIGHT_EDGE, JUMP_LANDING, NEIGHBOUR, NONE, ODD_NOT_LEFT_EDGE,
-};
+use crate::geometry::{jump, jump_over, step, Dir, EVEN_NOT_RIGHT_EDGE, ODD_NOT_LEFT_EDGE};
 use crate::square::Square;
 use std::fmt;
 
@@ -524,18 +522,11 @@ fn man_jumps(
 ) {
     let mut extended = false;
     for &d in dirs {
-        let over = NEIGHBOUR[d as usize][at as usize];
-        let land = JUMP_LANDING[d as usize][at as usize];
-        if land == NONE {
+        let Some((ob, land)) = jump_over(at, d, them & !captured, empty) else {
             continue;
-        }
-        let ob = 1u32 << over;
-        let lb = 1u32 << land;
-        if ob & them & !captured == 0 || lb & empty == 0 {
-            continue;
-        }
+        };
         extended = true;
-        if lb & crown != 0 {
+        if (1u32 << land) & crown != 0 {
             list.push(Move {
                 from: origin,
                 to: land,
@@ -570,16 +561,9 @@ fn king_jumps(
 ) {
     let mut extended = false;
     for d in crate::geometry::DIRS {
-        let over = NEIGHBOUR[d as usize][at as usize];
-        let land = JUMP_LANDING[d as usize][at as usize];
-        if land == NONE {
+        let Some((ob, land)) = jump_over(at, d, them & !captured, empty) else {
             continue;
-        }
-        let ob = 1u32 << over;
-        let lb = 1u32 << land;
-        if ob & them & !captured == 0 || lb & empty == 0 {
-            continue;
-        }
+        };
         extended = true;
         king_jumps(origin, land, captured | ob, them, empty, first, list);
     }
