@@ -263,11 +263,7 @@ impl Position {
     /// Appends every capture of the side to move (empty if none).
     pub fn push_captures(&self, list: &mut MoveList) {
         let side = self.side_to_move();
-        let us = self.pieces(side);
-        let them = self.pieces(side.opposite());
-        let kings = us & self.kings();
-        let men = us & !kings;
-        let empty = self.empty();
+        let (_, them, kings, men, empty) = sides(self, side);
         let fwd = forward_dirs(side);
         let crown = side.crowning_row();
         let mut men_jumping =
@@ -322,11 +318,7 @@ impl Position {
     #[inline(always)]
     fn count_moves_for<const BLACK: bool>(&self, distinct: bool) -> u64 {
         let side = if BLACK { Color::Black } else { Color::White };
-        let us = self.pieces(side);
-        let them = self.pieces(side.opposite());
-        let kings = us & self.kings();
-        let men = us & !kings;
-        let empty = self.empty();
+        let (us, them, kings, men, empty) = sides(self, side);
         let fwd = forward_dirs(side);
         let [b1, b2] = backward_dirs(side);
         let men_jumping = jumpers(men, them, empty, fwd[0]) | jumpers(men, them, empty, fwd[1]);
@@ -505,6 +497,21 @@ fn king_jump_paths(at: u32, them: u32, empty: u32) -> u64 {
         n += king_jump_paths(land, them ^ over, empty);
     }
     n.max(1)
+}
+
+/// `pos` as `side`'s moves see it: `side`'s pieces, the opponent's,
+/// `side`'s kings, `side`'s men, and the empty squares.
+#[inline(always)]
+pub(crate) fn sides(pos: &Position, side: Color) -> (u32, u32, u32, u32, u32) {
+    let us = pos.pieces(side);
+    let kings = us & pos.kings();
+    (
+        us,
+        pos.pieces(side.opposite()),
+        kings,
+        us & !kings,
+        pos.empty(),
+    )
 }
 
 /// Continues a man's jump from `at`; `captured` holds the pieces taken so

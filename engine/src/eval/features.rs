@@ -127,11 +127,7 @@ const ADVANCED: [[u32; 6]; 2] = [
 /// Per-colour counts, index 0 Black, 1 White.
 #[inline(always)]
 fn side_counts(pos: &Position, c: Color) -> [i32; N_FEATURES] {
-    let us = pos.pieces(c);
-    let them = pos.pieces(c.opposite());
-    let kings = pos.kings() & us;
-    let men = us & !kings;
-    let empty = pos.empty();
+    let (_, them, kings, men, empty) = crate::moves::sides(pos, c);
     let adv: u32 = ADVANCED[c as usize]
         .iter()
         .map(|&rows| (men & rows).count_ones())
