@@ -612,16 +612,8 @@ mod tests {
     fn a_proof_height_counts_plies_to_its_longest_leaf() {
         // White takes Black's last man: a win in one ply.
         let root = parse_fen("W:W18:B14").unwrap();
-        let m = root.moves().as_slice()[0];
-        let end = root.play_unchecked(&m);
-        let tree = ProofTree {
-            root,
-            question: Question::Win,
-            nodes: vec![
-                (root, ProofEntry::Prover(m)),
-                (end, ProofEntry::Leaf(LeafSource::Terminal)),
-            ],
-        };
+        let tree = proofdb::testing::win_in_one(root);
+        let end = root.play_unchecked(&root.moves().as_slice()[0]);
         assert_eq!(proof_height(&tree, &root), 1);
         assert_eq!(proof_height(&tree, &end), 0);
         // The opponent to move, each reply a leaf: one ply.
