@@ -10,6 +10,20 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+/// A win for the side to move that `solve` proves at once.
+const WIN: &str = "B:W14:B10";
+
+/// `solve` of [`WIN`] as JSON, stored in `s.sqlite`.
+const SOLVE_WIN: [&str; 7] = [
+    "solve",
+    WIN,
+    "--egdb-pieces",
+    "0",
+    "--json",
+    "--store",
+    "s.sqlite",
+];
+
 /// The keys docs/json.txt lists, and those whose values are maps of data
 /// keys (marked `(map)`).
 fn documented() -> (BTreeSet<String>, BTreeSet<String>) {
@@ -112,7 +126,6 @@ fn every_json_key_is_in_the_vocabulary() {
     let (known, maps) = documented();
     let tmp = common::temp_dir("json-keys");
     let dir = tmp.path();
-    const WIN: &str = "B:W14:B10";
     assert!(parse_fen(WIN).is_ok());
     std::fs::write(dir.join("batch.txt"), format!("{WIN}\nnot a fen\n")).unwrap();
     std::fs::write(
@@ -122,17 +135,7 @@ fn every_json_key_is_in_the_vocabulary() {
     .unwrap();
     ballot_store(&dir.join("b.sqlite"));
     let runs: Vec<Vec<&str>> = vec![
-        vec![
-            "solve",
-            WIN,
-            "--egdb-pieces",
-            "0",
-            "--json",
-            "--store",
-            "s.sqlite",
-            "--proof-out",
-            "p.txt",
-        ],
+        [&SOLVE_WIN[..], &["--proof-out", "p.txt"]].concat(),
         vec![
             "solve",
             "--batch",
@@ -199,19 +202,7 @@ fn every_json_key_is_in_the_vocabulary() {
 fn a_value_is_named_alike_everywhere() {
     let tmp = common::temp_dir("json-alike");
     let dir = tmp.path();
-    const WIN: &str = "B:W14:B10";
-    let solved = &json_lines(
-        dir,
-        &[
-            "solve",
-            WIN,
-            "--egdb-pieces",
-            "0",
-            "--json",
-            "--store",
-            "s.sqlite",
-        ],
-    )[0];
+    let solved = &json_lines(dir, &SOLVE_WIN)[0];
     assert_eq!(solved["value"], "win");
     assert_eq!(solved["label"], "W");
     assert_eq!(solved["side_to_move"], "Black");
