@@ -16,33 +16,12 @@ use crate::notation::movetext::parse_move;
 use crate::search::{Iteration, Limits, SearchResult, Searcher, ORACLE_WIN};
 use crate::{Move, Oracle, Position, Value};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
-use thiserror::Error;
 
-/// Why a book could not be read or written.
-#[derive(Debug, Error)]
-pub enum BookError {
-    /// The file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A line that is not `FEN<TAB>value<TAB>moves`.
-    #[error("{path}:{line}: {detail}")]
-    Line {
-        /// The file.
-        path: PathBuf,
-        /// Its line number (from 1).
-        line: usize,
-        /// What is wrong.
-        detail: String,
-    },
-}
+/// Why a book could not be read or written: the file could not be, or a
+/// line is not `FEN<TAB>value<TAB>moves`.
+pub type BookError = super::TextFileError;
 
 /// What the book holds for one position.
 #[derive(Clone, Debug, PartialEq, Eq)]
