@@ -505,16 +505,10 @@ impl Player for ProvedPlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let limits = tc.limits(clock);
         let pos = game.current();
-        if let Some(r) = self.book.and_then(|b| {
-            b.play(
-                &mut self.searcher,
-                &pos,
-                &limits,
-                self.oracle,
-                game.history(),
-                &mut |_| {},
-            )
-        }) {
+        if let Some(r) = self
+            .book
+            .and_then(|b| b.play_in_game(&mut self.searcher, game, &limits, self.oracle))
+        {
             return r.best_move.ok_or(PlayError::NoMove);
         }
         let r = match choose(

@@ -134,6 +134,19 @@ impl Book {
         out
     }
 
+    /// A player's move from the book: [`Book::play`] in the current
+    /// position of `game`, with its history, reporting no progress.
+    pub fn play_in_game(
+        &self,
+        searcher: &mut Searcher,
+        game: &super::GameRecord,
+        limits: &Limits,
+        oracle: &dyn Oracle,
+    ) -> Option<SearchResult> {
+        let pos = game.current();
+        self.play(searcher, &pos, limits, oracle, game.history(), &mut |_| {})
+    }
+
     /// Plays from the book in `pos`, if it holds the position: a win's
     /// first move, or the only move, at once; among several moves that
     /// keep a draw, the search's choice within `limits`. `None` when the
