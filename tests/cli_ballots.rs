@@ -3,37 +3,15 @@
 
 mod common;
 
+use common::text;
 use proofdb::{JobStatus, Outcome, Store};
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_checkers"));
-    c.args([
-        "ballots",
-        "run",
-        "--store",
-        "s.sqlite",
-        "--egdb-pieces",
-        "4",
-    ])
-    .args(["--line-depth", "6", "--threads", "1"])
-    .args(args)
-    .current_dir(dir)
-    .env("CHECKERS_EGDB", dir.join("egdb"))
-    .env_remove("CHECKERS_STORE")
-    .env_remove("CHECKERS_DATA");
-    c
-}
-
 fn run(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::ballots_run(dir, args).output().unwrap()
 }
 
 /// Every stored result, by position.
@@ -184,7 +162,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     // Killed at a moment chosen by the clock, then run again: nothing
     // committed is lost and the file passes SQLite's integrity check.
     let before = results(&store_path);
-    let mut child = command(
+    let mut child = common::ballots_run(
         dir,
         &[
             "--ballot",
@@ -233,28 +211,15 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
 fn bad_arguments_are_refused_with_a_reason() {
     let tmp = common::temp_dir("run-bad");
     let dir = tmp.path();
-    let out = run(dir, &["--ballot", "999"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("no ballot 999"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = run(dir, &["--budget", "0"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("--budget"),
-        "{}",
-        text(&out.stderr)
-    );
+    let refused = |args: &[&str], reason: &str| {
+        let out = run(dir, args);
+        assert!(!out.status.success());
+        common::assert_says(&text(&out.stderr), reason);
+    };
+    refused(&["--ballot", "999"], "no ballot 999");
+    refused(&["--budget", "0"], "--budget");
     std::fs::write(dir.join("s.sqlite"), b"not a store at all, just text").unwrap();
-    let out = run(dir, &["--ballot", "1"]);
-    assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("s.sqlite"),
-        "{}",
-        text(&out.stderr)
-    );
+    refused(&["--ballot", "1"], "s.sqlite");
 }
 
 /// `match` finds the ballot table the way `ballots list` does, from any

@@ -31,11 +31,7 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
     let tmp = common::temp_dir("egdb-for");
     let dir = tmp.path();
     let out = egdb(dir, &["build", "--pieces", "4", "--for", FEN]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     let built = files(dir);
     let slices = |pieces: &str, for_fen: Option<&str>| -> BTreeSet<String> {
         let mut args = vec!["slices", "--pieces", pieces];
@@ -75,11 +71,7 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
     assert!(listed.len() * 10 < slices("4", None).len(), "{listed:?}");
     // The databases answer the position.
     let out = egdb(dir, &["probe", FEN]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("win"));
     // With --json: the value, its source, and every legal move with what
     // it is worth to the mover; a win has a winning move, and each move's
@@ -121,11 +113,7 @@ fn a_full_verify_can_be_kept_to_one_piece_count() {
         let mut args = vec!["verify", "--full"];
         args.extend_from_slice(extra);
         let out = egdb(dir, &args);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(text.contains(" 0 inconsistent"), "{text}");
         let at = text.find("full check: ").unwrap() + "full check: ".len();
@@ -168,11 +156,7 @@ fn solving_one_position_builds_only_the_slices_it_can_reach() {
     assert!(!out.status.success());
     assert!(!by_solve.exists(), "nothing is built for a bad FEN");
     let out = solve(FEN);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["value"], "win");
     assert!(egdb(&by_build, &["build", "--pieces", "4", "--for", FEN])
@@ -197,11 +181,7 @@ fn the_bench_probes_on_several_threads_and_refuses_zero() {
     ];
     let out = egdb(dir, &[&args[..], &["--threads", "2"]].concat());
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     // Both passes (one at a time, probe_many) ran on two threads.
     let lines: Vec<&str> = text
         .lines()
@@ -255,11 +235,7 @@ fn slices_as_json_come_in_build_order_with_what_each_reads() {
             .args(args)
             .output()
             .expect("run checkers");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        common::assert_success(&out);
         String::from_utf8(out.stdout).unwrap()
     };
     let text: BTreeSet<String> = run(&[])

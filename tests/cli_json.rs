@@ -10,6 +10,20 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+/// A win for the side to move that `solve` proves at once.
+const WIN: &str = "B:W14:B10";
+
+/// `solve` of [`WIN`] as JSON, stored in `s.sqlite`.
+const SOLVE_WIN: [&str; 7] = [
+    "solve",
+    WIN,
+    "--egdb-pieces",
+    "0",
+    "--json",
+    "--store",
+    "s.sqlite",
+];
+
 /// The keys docs/json.txt lists, and those whose values are maps of data
 /// keys (marked `(map)`).
 fn documented() -> (BTreeSet<String>, BTreeSet<String>) {
@@ -57,14 +71,7 @@ fn keys_of(v: &serde_json::Value, maps: &BTreeSet<String>, out: &mut BTreeSet<St
 /// Runs `checkers args` in `dir`; its standard output parsed as JSON
 /// Lines (each line one object).
 fn json_lines(dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args(args)
-        .current_dir(dir)
-        .env("CHECKERS_EGDB", dir.join("egdb"))
-        .env_remove("CHECKERS_STORE")
-        .env_remove("CHECKERS_DATA")
-        .output()
-        .unwrap();
+    let out = common::checkers_in(dir).args(args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() || args.contains(&"--batch"),
@@ -119,7 +126,6 @@ fn every_json_key_is_in_the_vocabulary() {
     let (known, maps) = documented();
     let tmp = common::temp_dir("json-keys");
     let dir = tmp.path();
-    const WIN: &str = "B:W14:B10";
     assert!(parse_fen(WIN).is_ok());
     std::fs::write(dir.join("batch.txt"), format!("{WIN}\nnot a fen\n")).unwrap();
     std::fs::write(
@@ -129,17 +135,7 @@ fn every_json_key_is_in_the_vocabulary() {
     .unwrap();
     ballot_store(&dir.join("b.sqlite"));
     let runs: Vec<Vec<&str>> = vec![
-        vec![
-            "solve",
-            WIN,
-            "--egdb-pieces",
-            "0",
-            "--json",
-            "--store",
-            "s.sqlite",
-            "--proof-out",
-            "p.txt",
-        ],
+        [&SOLVE_WIN[..], &["--proof-out", "p.txt"]].concat(),
         vec![
             "solve",
             "--batch",
@@ -185,11 +181,7 @@ fn every_json_key_is_in_the_vocabulary() {
                 .arg(dir.join("egdb"))
                 .output()
                 .unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            common::assert_success(&out);
             continue;
         }
         let mut keys = BTreeSet::new();
@@ -210,19 +202,7 @@ fn every_json_key_is_in_the_vocabulary() {
 fn a_value_is_named_alike_everywhere() {
     let tmp = common::temp_dir("json-alike");
     let dir = tmp.path();
-    const WIN: &str = "B:W14:B10";
-    let solved = &json_lines(
-        dir,
-        &[
-            "solve",
-            WIN,
-            "--egdb-pieces",
-            "0",
-            "--json",
-            "--store",
-            "s.sqlite",
-        ],
-    )[0];
+    let solved = &json_lines(dir, &SOLVE_WIN)[0];
     assert_eq!(solved["value"], "win");
     assert_eq!(solved["label"], "W");
     assert_eq!(solved["side_to_move"], "Black");

@@ -226,10 +226,14 @@ fn without(args: &[String], option: &str) -> Vec<String> {
     out
 }
 
-/// Runs the jobs two at a time; the failures.
-fn run_all(jobs: Vec<Vec<String>>, judge: fn(&[String], &Ran) -> Option<String>) -> Vec<String> {
+/// Runs the jobs two at a time; what `judge` makes of each run, where it
+/// makes something (a failure, a job found).
+fn run_all<T: Send>(
+    jobs: Vec<Vec<String>>,
+    judge: impl Fn(&[String], &Ran) -> Option<T> + Sync,
+) -> Vec<T> {
     let queue = Mutex::new(VecDeque::from(jobs));
-    let failures = Mutex::new(Vec::new());
+    let found = Mutex::new(Vec::new());
     std::thread::scope(|s| {
         for _ in 0..2 {
             s.spawn(|| loop {
@@ -238,12 +242,12 @@ fn run_all(jobs: Vec<Vec<String>>, judge: fn(&[String], &Ran) -> Option<String>)
                 };
                 let r = run(&job);
                 if let Some(f) = judge(&job, &r) {
-                    failures.lock().unwrap().push(f);
+                    found.lock().unwrap().push(f);
                 }
             });
         }
     });
-    failures.into_inner().unwrap()
+    found.into_inner().unwrap()
 }
 
 fn no_crash_no_hang(job: &[String], r: &Ran) -> Option<String> {
@@ -283,25 +287,12 @@ fn every_numeric_option_survives_extreme_values() {
             candidates.push(job);
         }
     }
-    let numeric = Mutex::new(Vec::new());
-    let probe = Mutex::new(candidates);
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let Some(job) = probe.lock().unwrap().pop() else {
-                    break;
-                };
-                let r = run(&job);
-                if r.code == Some(2)
-                    && r.stderr.contains("invalid value 'abc'")
-                    && !r.stderr.contains("possible values")
-                {
-                    numeric.lock().unwrap().push(job);
-                }
-            });
-        }
+    let numeric = run_all(candidates, |job, r| {
+        (r.code == Some(2)
+            && r.stderr.contains("invalid value 'abc'")
+            && !r.stderr.contains("possible values"))
+        .then(|| job.to_vec())
     });
-    let numeric = numeric.into_inner().unwrap();
     // Each job ends with the option and its value.
     let names: Vec<String> = numeric.iter().map(|j| j[j.len() - 2].clone()).collect();
     for expected in [

@@ -11,7 +11,6 @@ use engine::{Oracle, Value};
 use proofdb::{Outcome, ResultCache, ResultSource, Store};
 use solver::proved::{choose, MoveSource, ProvedOracle};
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 /// A king ending that df-pn proves a win in a few thousand nodes, with
@@ -19,6 +18,12 @@ use std::time::Duration;
 const WIN: &str = "W:WK22,K23,K24:BK31,K32";
 
 fn checkers(dir: &Path, args: &[&str]) -> common::Ran {
+    checkers_with_input(dir, args, None)
+}
+
+/// `checkers ARGS` in `dir` with `stdin` as its input, on an empty
+/// database folder that is not built, killed after a minute.
+fn checkers_with_input(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> common::Ran {
     let egdb = dir.join("egdb");
     std::fs::create_dir_all(&egdb).unwrap();
     common::run_checkers(
@@ -28,20 +33,25 @@ fn checkers(dir: &Path, args: &[&str]) -> common::Ran {
             ("CHECKERS_EGDB", egdb.to_str().unwrap()),
             ("CHECKERS_EGDB_BUILD", "no"),
         ],
-        None,
+        stdin,
         Duration::from_secs(60),
     )
+}
+
+/// Proves [`WIN`] with df-pn into the store `s.sqlite` in `dir`.
+fn store_the_proved_win(dir: &Path) {
+    let ran = checkers(
+        dir,
+        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
+    );
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
 }
 
 #[test]
 fn a_proved_win_is_played_from_its_proof_and_the_store_is_only_read() {
     let tmp = common::temp_dir("proved-win");
     let dir = tmp.path();
-    let ran = checkers(
-        dir,
-        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
-    );
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    store_the_proved_win(dir);
     let store_file = dir.join("s.sqlite");
     let before = std::fs::read(&store_file).unwrap();
 
@@ -105,11 +115,7 @@ fn a_proved_win_is_played_from_its_proof_and_the_store_is_only_read() {
 fn a_book_built_from_a_store_is_played_by_default_when_present() {
     let tmp = common::temp_dir("proved-book");
     let dir = tmp.path();
-    let ran = checkers(
-        dir,
-        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
-    );
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    store_the_proved_win(dir);
     let ran = checkers(
         dir,
         &["book", "build", "--store", "s.sqlite", "--out", "b.tsv"],
@@ -163,28 +169,11 @@ fn a_book_built_from_a_store_is_played_by_default_when_present() {
 fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
     let tmp = common::temp_dir("proved-keep");
     let dir = tmp.path();
-    let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
-        .args([
-            "ballots",
-            "run",
-            "--store",
-            "s.sqlite",
-            "--egdb-pieces",
-            "4",
-        ])
-        .args(["--line-depth", "6", "--threads", "1", "--ballot", "5"])
+    let out = common::ballots_run(dir, &["--ballot", "5"])
         .args(["--budget", "6", "--position-budget", "3"])
-        .current_dir(dir)
-        .env("CHECKERS_EGDB", dir.join("egdb"))
-        .env_remove("CHECKERS_STORE")
-        .env_remove("CHECKERS_DATA")
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
 
     let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
     let results = ResultCache::load(&store).unwrap();
@@ -274,26 +263,12 @@ fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
 fn the_hub_plays_from_a_store_set_by_a_parameter() {
     let tmp = common::temp_dir("proved-hub");
     let dir = tmp.path();
-    let ran = checkers(
-        dir,
-        &["solve", WIN, "--solver", "dfpn", "--store", "s.sqlite"],
-    );
-    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
-    let egdb = dir.join("egdb");
+    store_the_proved_win(dir);
     let session = format!(
         "hub\ninit\nset-param name=store value=none.sqlite\npos fen={WIN}\nlevel depth=2\ngo\n\
          set-param name=store value=s.sqlite\ngo\nquit\n"
     );
-    let ran = common::run_checkers(
-        &["hub", "--no-book"],
-        dir,
-        &[
-            ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-            ("CHECKERS_EGDB_BUILD", "no"),
-        ],
-        Some(session.as_bytes()),
-        Duration::from_secs(60),
-    );
+    let ran = checkers_with_input(dir, &["hub", "--no-book"], Some(session.as_bytes()));
     assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert!(ran.stdout.contains("param name=store"), "{}", ran.stdout);
     assert!(

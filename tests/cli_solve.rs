@@ -13,11 +13,7 @@ fn solve_json(args: &[&str]) -> serde_json::Value {
         .args(["--egdb-pieces", "0", "--json"])
         .output()
         .expect("run checkers");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::assert_success(&out);
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 

@@ -2,9 +2,10 @@
 
 mod common;
 
+use common::text;
 use engine::notation::fen::to_fen;
 use engine::{Color, Position, Value};
-use proofdb::{LinePlyRow, Origin, Outcome, Provenance, Store};
+use proofdb::{Outcome, Provenance, Store};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -16,10 +17,6 @@ fn checkers(args: &[&str], cwd: &Path) -> Output {
         .env_remove("CHECKERS_DATA")
         .output()
         .unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn pos(n: u32) -> Position {
@@ -165,28 +162,7 @@ fn ballots_list_status_report() {
 
     // Ballot 1's main line to ply 5, ply 4 proved.
     let store = Store::open(dir.join("s.sqlite")).unwrap();
-    let mut p = Position::initial();
-    let mut line = vec![LinePlyRow {
-        ply: 0,
-        position: p,
-        move_text: String::new(),
-        origin: Origin::Published,
-        score: None,
-    }];
-    for (i, mv) in ["9-13", "21-17", "5-9", "25-21", "11-15"]
-        .iter()
-        .enumerate()
-    {
-        let m = *p.moves().iter().find(|m| m.to_string() == *mv).unwrap();
-        p = p.play_unchecked(&m);
-        line.push(LinePlyRow {
-            ply: i as u32 + 1,
-            position: p,
-            move_text: mv.to_string(),
-            origin: Origin::Published,
-            score: None,
-        });
-    }
+    let line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
     store.set_main_line(1, &line).unwrap();
     proofdb::testing::put_outcome_unverified(
         &store,

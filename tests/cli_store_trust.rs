@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::text;
 use engine::notation::fen::parse_fen;
 use engine::Position;
 use proofdb::codec::pos_key;
@@ -23,10 +24,6 @@ fn checkers(args: &[&str], cwd: &Path) -> Output {
         .unwrap()
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// Inserts a `win` row for `pos` with a plain SQLite connection, as a
 /// user with `sqlite3` would.
 fn hand_insert(path: &Path, pos: &Position) {
@@ -43,21 +40,17 @@ fn hand_insert(path: &Path, pos: &Position) {
     .unwrap();
 }
 
+/// `checkers solve FEN --store s.sqlite --nodes NODES`, then `more`, in
+/// `dir`.
+fn solve_with_store(dir: &Path, fen: &str, nodes: &str, more: &[&str]) -> Output {
+    let mut args = vec!["solve", fen, "--store", "s.sqlite", "--nodes", nodes];
+    args.extend_from_slice(more);
+    checkers(&args, dir)
+}
+
 /// A store with one real proof (`solve --store`) of a small win.
 fn solved_store(dir: &Path) {
-    let out = checkers(
-        &[
-            "solve",
-            "B:W18:B14",
-            "--store",
-            "s.sqlite",
-            "--nodes",
-            "200000",
-            "--egdb-pieces",
-            "0",
-        ],
-        dir,
-    );
+    let out = solve_with_store(dir, "B:W18:B14", "200000", &["--egdb-pieces", "0"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("stored in s.sqlite"));
 }
@@ -70,45 +63,21 @@ fn a_hand_written_result_is_not_served_verified_nor_merged() {
     let start = parse_fen(START).unwrap();
     hand_insert(&dir.join("s.sqlite"), &start);
 
-    let out = checkers(
-        &[
-            "solve",
-            START,
-            "--store",
-            "s.sqlite",
-            "--nodes",
-            "2000",
-            "--question",
-            "win",
-        ],
-        dir,
-    );
+    let out = solve_with_store(dir, START, "2000", &["--question", "win"]);
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert!(se.contains("is ignored: no checksum"), "{se}");
     assert!(!so.contains("store, verified"), "{so}");
 
     let out = checkers(&["proof", "verify", "--store", "s.sqlite"], dir);
     assert!(!out.status.success(), "{}", text(&out.stdout));
-    assert!(
-        text(&out.stdout).contains("result win ignored: no checksum"),
-        "{}",
-        text(&out.stdout)
-    );
+    common::assert_says(&text(&out.stdout), "result win ignored: no checksum");
 
     let out = checkers(&["db", "check", "--store", "s.sqlite"], dir);
     assert!(!out.status.success());
-    assert!(
-        text(&out.stdout).contains("1 problem(s)"),
-        "{}",
-        text(&out.stdout)
-    );
+    common::assert_says(&text(&out.stdout), "1 problem(s)");
 
     let out = checkers(&["db", "stats", "--store", "s.sqlite"], dir);
-    assert!(
-        text(&out.stdout).contains("not proved"),
-        "{}",
-        text(&out.stdout)
-    );
+    common::assert_says(&text(&out.stdout), "not proved");
 
     let out = checkers(&["db", "merge", "--store", "m.sqlite", "s.sqlite"], dir);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -149,11 +118,7 @@ fn real_proofs_pass_the_full_check_and_placeholders_do_not() {
     assert!(out.status.success(), "{}", text(&out.stdout));
     let out = checkers(&["db", "check", "--proofs", "--store", "s.sqlite"], dir);
     assert!(!out.status.success());
-    assert!(
-        text(&out.stdout).contains("rejected with databases of 0 pieces"),
-        "{}",
-        text(&out.stdout)
-    );
+    common::assert_says(&text(&out.stdout), "rejected with databases of 0 pieces");
 }
 
 #[test]
@@ -177,19 +142,7 @@ fn a_changed_row_is_reported_and_not_served() {
         so.contains("result draw ignored: checksum mismatch"),
         "{so}"
     );
-    let out = checkers(
-        &[
-            "solve",
-            "B:W18:B14",
-            "--store",
-            "s.sqlite",
-            "--nodes",
-            "100",
-            "--egdb-pieces",
-            "0",
-        ],
-        dir,
-    );
+    let out = solve_with_store(dir, "B:W18:B14", "100", &["--egdb-pieces", "0"]);
     let (so, se) = (text(&out.stdout), text(&out.stderr));
     assert!(se.contains("is ignored: checksum mismatch"), "{se}");
     assert!(so.contains("result    win"), "{so}");
@@ -299,11 +252,7 @@ fn a_store_in_a_read_only_folder_can_be_read() {
     }
     let out = as_reader(&["db", "stats", "--store", "s.sqlite"], &dir);
     if let Some(out) = out {
-        assert!(
-            text(&out.stdout).contains("results      1"),
-            "{}",
-            text(&out.stdout)
-        );
+        common::assert_says(&text(&out.stdout), "results      1");
     }
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
 }

@@ -240,15 +240,7 @@ mod tests {
     fn a_king_ending_the_databases_do_not_settle_stops_the_engine() {
         // Four kings against three: the engine alone would shuffle them.
         let mut line = line_from("W:WK1,K2,K3,K4:BK29,K30,K31", &[]);
-        let mut searcher = Searcher::new(4);
-        let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits(20), &|_| false);
-        assert_eq!(
-            ext,
-            Extension {
-                added: 0,
-                stop: ExtendStop::KingsOnly
-            }
-        );
+        engine_adds_nothing(&mut line, &limits(20), ExtendStop::KingsOnly);
         // Settled by the databases: that reason comes first.
         assert_eq!(
             stop_reason(&line, &limits(20), &|p| p.piece_count() <= 7),
@@ -261,6 +253,14 @@ mod tests {
             ..limits(20)
         };
         assert_eq!(stop_reason(&line, &small, &|_| false), None);
+    }
+
+    /// Asserts that the engine, with no databases, adds no ply to `line`
+    /// under `limits` and stops for `stop`.
+    fn engine_adds_nothing(line: &mut MainLine, limits: &ExtendLimits, stop: ExtendStop) {
+        let mut searcher = Searcher::new(4);
+        let ext = extend_with_engine(line, &mut searcher, &NoOracle, limits, &|_| false);
+        assert_eq!(ext, Extension { added: 0, stop });
     }
 
     /// A line whose first ply jumps to `start` (a man's move from the
@@ -303,14 +303,6 @@ mod tests {
         assert_eq!(stop_reason(&line, &limits(4), &|_| false), None);
         // The engine on such a line adds nothing once the count is reached.
         let mut line = line_from(fen, &shuffle);
-        let mut searcher = Searcher::new(4);
-        let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits(4), &|_| false);
-        assert_eq!(
-            ext,
-            Extension {
-                added: 0,
-                stop: ExtendStop::Quiet
-            }
-        );
+        engine_adds_nothing(&mut line, &limits(4), ExtendStop::Quiet);
     }
 }

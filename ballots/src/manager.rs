@@ -432,16 +432,22 @@ mod tests {
         })
     }
 
-    #[test]
-    fn proves_wins_deeper_than_the_solver_sees() {
-        let stop = Arc::new(AtomicBool::new(false));
+    /// The first three of 3000 [`candidates`] that `wanted` accepts
+    /// (asserting that there are three).
+    fn three_candidates(wanted: impl Fn(&Position) -> bool) -> Vec<Position> {
         let roots: Vec<Position> = candidates()
             .take(3000)
-            .filter(|p| !wins(p, 3) && wins(p, 7))
+            .filter(|p| wanted(p))
             .take(3)
             .collect();
         assert_eq!(roots.len(), 3, "the seed gives enough test positions");
-        for root in roots {
+        roots
+    }
+
+    #[test]
+    fn proves_wins_deeper_than_the_solver_sees() {
+        let stop = Arc::new(AtomicBool::new(false));
+        for root in three_candidates(|p| !wins(p, 3) && wins(p, 7)) {
             let mut m = Manager::new(root, Goal::Win, &Exhaustive);
             let r = m.run(budget(), &stop);
             assert_eq!(r.answer, Answer::Yes, "{root:?}");
@@ -452,13 +458,7 @@ mod tests {
     #[test]
     fn disproves_a_draw_for_a_side_that_loses() {
         let stop = Arc::new(AtomicBool::new(false));
-        let roots: Vec<Position> = candidates()
-            .take(3000)
-            .filter(|p| !loses(p, 3) && loses(p, 6))
-            .take(3)
-            .collect();
-        assert_eq!(roots.len(), 3, "the seed gives enough test positions");
-        for root in roots {
+        for root in three_candidates(|p| !loses(p, 3) && loses(p, 6)) {
             let mut m = Manager::new(root, Goal::AtLeastDraw, &Exhaustive);
             assert_eq!(m.run(budget(), &stop).answer, Answer::No, "{root:?}");
         }

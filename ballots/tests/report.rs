@@ -20,13 +20,7 @@ fn temp_store(name: &str) -> (tempfile::TempDir, Store) {
 fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePlyRow> {
     let ballot = deck.get(b).unwrap();
     let mut pos = Position::initial();
-    let mut out = vec![LinePlyRow {
-        ply: 0,
-        position: pos,
-        move_text: String::new(),
-        origin: Origin::Published,
-        score: None,
-    }];
+    let mut out = proofdb::testing::line_start();
     for ply in 1..=plies {
         let (m, next) = if ply <= 3 {
             ballots::deck::play_move_text(&pos, &ballot.moves[ply as usize - 1]).unwrap()

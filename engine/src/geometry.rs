@@ -63,30 +63,20 @@ pub const fn opposite(dir: Dir) -> Dir {
 /// Marker for "no square" in the tables.
 pub const NONE: u8 = 0xFF;
 
-const fn build_neighbours() -> [[u8; 32]; 4] {
+/// `t[dir][sq]`: the square `steps` steps away from `sq` in `dir`, or
+/// [`NONE`].
+const fn build_steps(steps: u32) -> [[u8; 32]; 4] {
     let mut t = [[NONE; 32]; 4];
     let mut d = 0;
     while d < 4 {
         let mut s = 0;
         while s < 32 {
-            let n = step(1u32 << s, DIRS[d]);
-            if n != 0 {
-                t[d][s] = n.trailing_zeros() as u8;
+            let mut n = 1u32 << s;
+            let mut k = 0;
+            while k < steps {
+                n = step(n, DIRS[d]);
+                k += 1;
             }
-            s += 1;
-        }
-        d += 1;
-    }
-    t
-}
-
-const fn build_jumps() -> [[u8; 32]; 4] {
-    let mut t = [[NONE; 32]; 4];
-    let mut d = 0;
-    while d < 4 {
-        let mut s = 0;
-        while s < 32 {
-            let n = step(step(1u32 << s, DIRS[d]), DIRS[d]);
             if n != 0 {
                 t[d][s] = n.trailing_zeros() as u8;
             }
@@ -98,9 +88,22 @@ const fn build_jumps() -> [[u8; 32]; 4] {
 }
 
 /// `NEIGHBOUR[dir][sq]`: the adjacent square in direction `dir`, or [`NONE`].
-pub const NEIGHBOUR: [[u8; 32]; 4] = build_neighbours();
+pub const NEIGHBOUR: [[u8; 32]; 4] = build_steps(1);
 /// `JUMP_LANDING[dir][sq]`: the square two steps away in `dir`, or [`NONE`].
-pub const JUMP_LANDING: [[u8; 32]; 4] = build_jumps();
+pub const JUMP_LANDING: [[u8; 32]; 4] = build_steps(2);
+
+/// The jump from square `at` in `dir` over one of `prey` onto an `empty`
+/// square, if there is one: the bit of the piece jumped and the landing
+/// square.
+#[inline(always)]
+pub fn jump_over(at: u8, dir: Dir, prey: u32, empty: u32) -> Option<(u32, u8)> {
+    let land = JUMP_LANDING[dir as usize][at as usize];
+    if land == NONE {
+        return None;
+    }
+    let over = 1u32 << NEIGHBOUR[dir as usize][at as usize];
+    (over & prey != 0 && (1u32 << land) & empty != 0).then_some((over, land))
+}
 
 const fn build_can_jump(dir: usize) -> u32 {
     let mut mask = 0;

@@ -12,9 +12,7 @@
 //! paths produce it in [`Move::paths`], so perft can count either way.
 
 use crate::board::{Color, Position};
-use crate::geometry::{
-    jump, step, Dir, EVEN_NOT_RIGHT_EDGE, JUMP_LANDING, NEIGHBOUR, NONE, ODD_NOT_LEFT_EDGE,
-};
+use crate::geometry::{jump, jump_over, step, Dir, EVEN_NOT_RIGHT_EDGE, ODD_NOT_LEFT_EDGE};
 use crate::square::Square;
 use std::fmt;
 
@@ -265,11 +263,7 @@ impl Position {
     /// Appends every capture of the side to move (empty if none).
     pub fn push_captures(&self, list: &mut MoveList) {
         let side = self.side_to_move();
-        let us = self.pieces(side);
-        let them = self.pieces(side.opposite());
-        let kings = us & self.kings();
-        let men = us & !kings;
-        let empty = self.empty();
+        let (_, them, kings, men, empty) = sides(self, side);
         let fwd = forward_dirs(side);
         let crown = side.crowning_row();
         let mut men_jumping =
@@ -324,11 +318,7 @@ impl Position {
     #[inline(always)]
     fn count_moves_for<const BLACK: bool>(&self, distinct: bool) -> u64 {
         let side = if BLACK { Color::Black } else { Color::White };
-        let us = self.pieces(side);
-        let them = self.pieces(side.opposite());
-        let kings = us & self.kings();
-        let men = us & !kings;
-        let empty = self.empty();
+        let (us, them, kings, men, empty) = sides(self, side);
         let fwd = forward_dirs(side);
         let [b1, b2] = backward_dirs(side);
         let men_jumping = jumpers(men, them, empty, fwd[0]) | jumpers(men, them, empty, fwd[1]);
@@ -509,6 +499,21 @@ fn king_jump_paths(at: u32, them: u32, empty: u32) -> u64 {
     n.max(1)
 }
 
+/// `pos` as `side`'s moves see it: `side`'s pieces, the opponent's,
+/// `side`'s kings, `side`'s men, and the empty squares.
+#[inline(always)]
+pub(crate) fn sides(pos: &Position, side: Color) -> (u32, u32, u32, u32, u32) {
+    let us = pos.pieces(side);
+    let kings = us & pos.kings();
+    (
+        us,
+        pos.pieces(side.opposite()),
+        kings,
+        us & !kings,
+        pos.empty(),
+    )
+}
+
 /// Continues a man's jump from `at`; `captured` holds the pieces taken so
 /// far. Pushes one move per maximal path.
 #[allow(clippy::too_many_arguments)]
@@ -524,18 +529,11 @@ fn man_jumps(
 ) {
     let mut extended = false;
     for &d in dirs {
-        let over = NEIGHBOUR[d as usize][at as usize];
-        let land = JUMP_LANDING[d as usize][at as usize];
-        if land == NONE {
+        let Some((ob, land)) = jump_over(at, d, them & !captured, empty) else {
             continue;
-        }
-        let ob = 1u32 << over;
-        let lb = 1u32 << land;
-        if ob & them & !captured == 0 || lb & empty == 0 {
-            continue;
-        }
+        };
         extended = true;
-        if lb & crown != 0 {
+        if (1u32 << land) & crown != 0 {
             list.push(Move {
                 from: origin,
                 to: land,
@@ -570,16 +568,9 @@ fn king_jumps(
 ) {
     let mut extended = false;
     for d in crate::geometry::DIRS {
-        let over = NEIGHBOUR[d as usize][at as usize];
-        let land = JUMP_LANDING[d as usize][at as usize];
-        if land == NONE {
+        let Some((ob, land)) = jump_over(at, d, them & !captured, empty) else {
             continue;
-        }
-        let ob = 1u32 << over;
-        let lb = 1u32 << land;
-        if ob & them & !captured == 0 || lb & empty == 0 {
-            continue;
-        }
+        };
         extended = true;
         king_jumps(origin, land, captured | ob, them, empty, first, list);
     }

@@ -256,21 +256,15 @@ proptest! {
 fn round_trip(pos: &Position) -> Result<(), TestCaseError> {
     for m in pos.moves().iter() {
         let text = move_to_text(pos, m);
-        prop_assert_eq!(
-            parse_move(pos, &text).ok(),
-            Some(*m),
-            "{} in {}",
-            text,
-            to_fen(pos)
-        );
-        let long = move_to_long_text(pos, m);
-        prop_assert_eq!(
-            parse_move(pos, &long).ok(),
-            Some(*m),
-            "{} in {}",
-            long,
-            to_fen(pos)
-        );
+        for written in [&text, &move_to_long_text(pos, m)] {
+            prop_assert_eq!(
+                parse_move(pos, written).ok(),
+                Some(*m),
+                "{} in {}",
+                written,
+                to_fen(pos)
+            );
+        }
         let paths = move_paths(pos, m);
         prop_assert_eq!(paths.len() as u32, m.paths(), "{} in {}", text, to_fen(pos));
         prop_assert_eq!(&move_path(pos, m), &paths[0]);

@@ -185,12 +185,10 @@ impl Store {
 
     /// All stored ballots, by number.
     pub fn ballots(&self) -> Result<Vec<BallotRow>> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT number, moves, deck, ctd, name, fen FROM ballots ORDER BY number")
-            .map_err(|e| self.sq(e))?;
-        let rows = stmt
-            .query_map([], |r| {
+        self.select_rows(
+            "SELECT number, moves, deck, ctd, name, fen FROM ballots ORDER BY number",
+            [],
+            |r| {
                 Ok(BallotRow {
                     number: r.get(0)?,
                     moves: r.get(1)?,
@@ -199,8 +197,20 @@ impl Store {
                     name: r.get(4)?,
                     fen: r.get(5)?,
                 })
-            })
-            .map_err(|e| self.sq(e))?;
+            },
+        )
+    }
+
+    /// Every row `sql` (with `params`) selects, each made by `row`.
+    fn select_rows<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(sql).map_err(|e| self.sq(e))?;
+        let rows = stmt.query_map(params, row).map_err(|e| self.sq(e))?;
         rows.collect::<rusqlite::Result<_>>()
             .map_err(|e| self.sq(e))
     }
@@ -280,13 +290,11 @@ impl Store {
 
     /// Ballots that have a stored main line.
     pub fn ballots_with_lines(&self) -> Result<Vec<u32>> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT DISTINCT ballot FROM main_lines ORDER BY ballot")
-            .map_err(|e| self.sq(e))?;
-        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| self.sq(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.sq(e))
+        self.select_rows(
+            "SELECT DISTINCT ballot FROM main_lines ORDER BY ballot",
+            [],
+            |r| r.get(0),
+        )
     }
 
     /// Inserts or replaces the record of (`ballot`, `ply`).
@@ -415,12 +423,10 @@ impl Store {
 
     /// All runs, oldest first.
     pub fn runs(&self) -> Result<Vec<RunRow>> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare("SELECT id, started, finished, command, host FROM runs ORDER BY started, id")
-            .map_err(|e| self.sq(e))?;
-        let rows = stmt
-            .query_map([], |r| {
+        self.select_rows(
+            "SELECT id, started, finished, command, host FROM runs ORDER BY started, id",
+            [],
+            |r| {
                 Ok(RunRow {
                     id: r.get(0)?,
                     started: r.get(1)?,
@@ -428,27 +434,17 @@ impl Store {
                     command: r.get(3)?,
                     host: r.get(4)?,
                 })
-            })
-            .map_err(|e| self.sq(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.sq(e))
+            },
+        )
     }
 
     /// Which (ballot, ply) main-line plies stand on `pos`.
     pub fn main_line_plies_at(&self, pos: &Position) -> Result<Vec<(u32, u32)>> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT ballot, ply FROM main_lines WHERE pos = ?1 AND stm = ?2 ORDER BY ballot, ply",
-            )
-            .map_err(|e| self.sq(e))?;
-        let rows = stmt
-            .query_map(params![&pos_key(pos)[..], stm_code(pos)], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(|e| self.sq(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.sq(e))
+        self.select_rows(
+            "SELECT ballot, ply FROM main_lines WHERE pos = ?1 AND stm = ?2 ORDER BY ballot, ply",
+            params![&pos_key(pos)[..], stm_code(pos)],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 }
 

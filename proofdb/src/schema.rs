@@ -28,8 +28,10 @@ pub const APPLICATION_ID: u32 = 0x434B_5053;
 /// How long a connection waits for another's lock before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The migration steps; the schema version is their count.
-const MIGRATIONS: &[&str] = &[
+/// The migration steps, SQL run in one transaction each; the schema
+/// version is their count. Released steps never change, so a test can
+/// rebuild an old store's tables from them.
+pub const MIGRATIONS: &[&str] = &[
     // 0 -> 1: results, proof trees, ballots, main lines, job records, runs.
     "
     CREATE TABLE results (

@@ -49,6 +49,18 @@ pub fn put_outcome_unverified(
     put_unverified(store, &ResultRecord::new(*pos, outcome, prov.clone(), 0))
 }
 
+/// The start of a main line: ply 0 alone, the start position, published
+/// and unscored.
+pub fn line_start() -> Vec<crate::LinePlyRow> {
+    vec![crate::LinePlyRow {
+        ply: 0,
+        position: Position::initial(),
+        move_text: String::new(),
+        origin: crate::Origin::Published,
+        score: None,
+    }]
+}
+
 /// A main line from the start position through `moves` (move texts as
 /// the move type prints them, `9-13`), ply 0 included: every ply
 /// published and unscored. Panics on a move that is not legal (a test's
@@ -63,7 +75,7 @@ pub fn line_from_moves(moves: &[&str]) -> Vec<crate::LinePlyRow> {
         score: None,
     };
     let mut p = Position::initial();
-    let mut line = vec![ply(0, p, "")];
+    let mut line = line_start();
     for (i, text) in moves.iter().enumerate() {
         let m = p.moves().iter().find(|m| m.to_string() == *text).copied();
         p = p.play_unchecked(&m.unwrap_or_else(|| panic!("{text} is not legal here")));

@@ -269,19 +269,22 @@ impl Store {
     /// Prover moves are checked against the rules (a move that is not
     /// legal in its position is reported as corruption).
     pub fn get_tree(&self, root: &Position, question: Question) -> Result<Option<ProofTree>> {
-        let id: Option<i64> = self
-            .conn()
+        match self.tree_id(root, question)? {
+            None => Ok(None),
+            Some(id) => self.get_tree_by_id(id),
+        }
+    }
+
+    /// The identifier of the tree proving `question` at `root`, if stored.
+    fn tree_id(&self, root: &Position, question: Question) -> Result<Option<TreeId>> {
+        self.conn()
             .query_row(
                 "SELECT id FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
                 params![&pos_key(root)[..], stm_code(root), question.name()],
                 |r| r.get(0),
             )
             .optional()
-            .map_err(|e| self.sq(e))?;
-        match id {
-            None => Ok(None),
-            Some(id) => self.get_tree_by_id(id),
-        }
+            .map_err(|e| self.sq(e))
     }
 
     /// The tree with identifier `id`, loaded whole, if stored.
@@ -360,16 +363,7 @@ impl Store {
 
     /// The summary of the tree proving `question` at `root`, if stored.
     pub fn tree_info(&self, root: &Position, question: Question) -> Result<Option<TreeInfo>> {
-        let id: Option<i64> = self
-            .conn()
-            .query_row(
-                "SELECT id FROM trees WHERE root_pos = ?1 AND root_stm = ?2 AND question = ?3",
-                params![&pos_key(root)[..], stm_code(root), question.name()],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(|e| self.sq(e))?;
-        match id {
+        match self.tree_id(root, question)? {
             None => Ok(None),
             Some(id) => self.trees_where(id),
         }

@@ -5,7 +5,8 @@ mod common;
 
 use common::{synthetic, temp_dir};
 use proofdb::{Outcome, Provenance, Store, StoreError};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
 
 fn filled(path: &Path, n: u64) {
     let w = proofdb::Writer::open(path, proofdb::WriterOptions::default()).unwrap();
@@ -20,6 +21,24 @@ fn filled(path: &Path, n: u64) {
         common::send(&h, rec).unwrap();
     }
     assert_eq!(w.finish().unwrap().new, n);
+}
+
+/// A fresh folder named after `name` holding a store `s.sqlite` of `n`
+/// results ([`filled`]), and the store's path.
+fn filled_store(name: &str, n: u64) -> (TempDir, PathBuf) {
+    let tmp = temp_dir(name);
+    let p = tmp.path().join("s.sqlite");
+    filled(&p, n);
+    (tmp, p)
+}
+
+/// The error of `$open`, asserted to match `$refusal`.
+macro_rules! refused {
+    ($open:expr, $refusal:pat) => {{
+        let e = $open.unwrap_err();
+        assert!(matches!(e, $refusal), "{e}");
+        e
+    }};
 }
 
 fn names_file(e: &StoreError, path: &Path) {
@@ -37,22 +56,15 @@ fn non_sqlite_file_is_refused() {
         "these are not the proofs you are looking for\n".repeat(50),
     )
     .unwrap();
-    let e = Store::open(&p).unwrap_err();
-    assert!(matches!(e, StoreError::NotSqlite { .. }), "{e}");
+    let e = refused!(Store::open(&p), StoreError::NotSqlite { .. });
     names_file(&e, &p);
     assert!(e.to_string().contains("not a proof store"));
     // Unchanged on disk.
     assert!(std::fs::read_to_string(&p).unwrap().starts_with("these"));
     let tiny = dir.join("tiny");
     std::fs::write(&tiny, b"SQLite").unwrap();
-    assert!(matches!(
-        Store::open(&tiny).unwrap_err(),
-        StoreError::NotSqlite { .. }
-    ));
-    assert!(matches!(
-        Store::open(dir).unwrap_err(),
-        StoreError::NotSqlite { .. }
-    ));
+    refused!(Store::open(&tiny), StoreError::NotSqlite { .. });
+    refused!(Store::open(dir), StoreError::NotSqlite { .. });
 }
 
 #[test]
@@ -65,8 +77,7 @@ fn foreign_sqlite_file_is_refused() {
         c.execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
             .unwrap();
     }
-    let e = Store::open(&p).unwrap_err();
-    assert!(matches!(e, StoreError::Foreign { found: 0, .. }), "{e}");
+    let e = refused!(Store::open(&p), StoreError::Foreign { found: 0, .. });
     names_file(&e, &p);
     let q = dir.join("other2.sqlite");
     {
@@ -74,42 +85,33 @@ fn foreign_sqlite_file_is_refused() {
         c.execute_batch("PRAGMA application_id = 1234; CREATE TABLE t (x);")
             .unwrap();
     }
-    assert!(matches!(
-        Store::open_readonly(&q).unwrap_err(),
+    refused!(
+        Store::open_readonly(&q),
         StoreError::Foreign { found: 1234, .. }
-    ));
+    );
 }
 
 #[test]
 fn truncated_file_is_refused() {
-    let tmp = temp_dir("trunc");
-    let dir = tmp.path();
-    let p = dir.join("s.sqlite");
-    filled(&p, 3000);
+    let (_tmp, p) = filled_store("trunc", 3000);
     let len = std::fs::metadata(&p).unwrap().len();
     assert!(len > 8192, "{len}");
     let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
     f.set_len(len / 2).unwrap();
     drop(f);
-    let e = Store::open(&p).unwrap_err();
-    assert!(matches!(e, StoreError::Truncated { .. }), "{e}");
+    let e = refused!(Store::open(&p), StoreError::Truncated { .. });
     names_file(&e, &p);
     assert!(Store::open_readonly(&p).is_err());
     // Cut inside a page too.
     let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
     f.set_len(len / 2 - 100).unwrap();
-    assert!(matches!(
-        Store::open(&p).unwrap_err(),
-        StoreError::Truncated { .. }
-    ));
+    refused!(Store::open(&p), StoreError::Truncated { .. });
 }
 
 #[test]
 fn corrupt_pages_are_found() {
-    let tmp = temp_dir("corrupt");
+    let (tmp, p) = filled_store("corrupt", 3000);
     let dir = tmp.path();
-    let p = dir.join("s.sqlite");
-    filled(&p, 3000);
     let mut bytes = std::fs::read(&p).unwrap();
     let page = u16::from_be_bytes([bytes[16], bytes[17]]) as usize;
     // Scribble over every page after the second (table b-tree pages).
@@ -134,26 +136,22 @@ fn corrupt_pages_are_found() {
         *b = 0xFF;
     }
     std::fs::write(&q, &bytes).unwrap();
-    let e = Store::open(&q).unwrap_err();
-    assert!(
-        matches!(e, StoreError::Corrupt { .. } | StoreError::NotSqlite { .. }),
-        "{e}"
+    let e = refused!(
+        Store::open(&q),
+        StoreError::Corrupt { .. } | StoreError::NotSqlite { .. }
     );
     names_file(&e, &q);
 }
 
 #[test]
 fn newer_schema_and_missing_files_are_refused() {
-    let tmp = temp_dir("newer");
+    let (tmp, p) = filled_store("newer", 1);
     let dir = tmp.path();
-    let p = dir.join("s.sqlite");
-    filled(&p, 1);
     {
         let c = rusqlite::Connection::open(&p).unwrap();
         c.execute_batch("PRAGMA user_version = 99;").unwrap();
     }
-    let e = Store::open(&p).unwrap_err();
-    assert!(matches!(e, StoreError::TooNew { found: 99, .. }), "{e}");
+    refused!(Store::open(&p), StoreError::TooNew { found: 99, .. });
     let missing = dir.join("missing.sqlite");
     let e = Store::open_readonly(&missing).unwrap_err();
     names_file(&e, &missing);

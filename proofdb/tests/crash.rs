@@ -8,7 +8,7 @@
 mod common;
 
 use common::{outcome_for, random_u64, synthetic};
-use proofdb::{Provenance, ResultRecord, ResultSource, Store, Writer, WriterOptions};
+use proofdb::{ResultRecord, ResultSource, Store, Writer, WriterOptions};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -17,14 +17,7 @@ const BATCH: u64 = 500;
 const ENV: &str = "PROOFDB_CRASH_CHILD";
 
 fn record(n: u64) -> ResultRecord {
-    let prov = Provenance {
-        solver: "crash".into(),
-        nodes: n,
-        millis: 1,
-        egdb_pieces: 0,
-        run_id: "crash".into(),
-    };
-    ResultRecord::new(synthetic(n), outcome_for(n), prov, n % 97)
+    common::synthetic_record(n, "crash", n % 97)
 }
 
 /// The child: runs only when spawned by `killed_writer_loses_no_committed_batch`.

@@ -22,14 +22,7 @@ const COMMITS: u64 = 150;
 const PER_COMMIT: u64 = 20;
 
 fn record(n: u64) -> ResultRecord {
-    let prov = Provenance {
-        solver: "child".into(),
-        nodes: n,
-        millis: 1,
-        egdb_pieces: 0,
-        run_id: "child".into(),
-    };
-    ResultRecord::new(synthetic(n), outcome_for(n), prov, 1)
+    common::synthetic_record(n, "child", 1)
 }
 
 /// The child: runs only when spawned by the test below. Opens the store

@@ -161,13 +161,7 @@ fn ballot_tables() {
     store.put_ballot(&b).unwrap();
     assert_eq!(store.ballots().unwrap(), vec![b]);
     let mut pos = Position::initial();
-    let mut line = vec![LinePlyRow {
-        ply: 0,
-        position: pos,
-        move_text: String::new(),
-        origin: Origin::Published,
-        score: None,
-    }];
+    let mut line = proofdb::testing::line_start();
     for ply in 1..=6u32 {
         let m = pos.moves().as_slice()[0];
         pos = pos.play_unchecked(&m);
@@ -319,18 +313,16 @@ fn store_is_sync_and_send() {
 }
 
 /// The schema-1 `trees` table as it was released (questions 'win' and
-/// 'draw' only), for the migration test.
-const TREES_V1: &str = "
-    CREATE TABLE trees (
-        id          INTEGER PRIMARY KEY AUTOINCREMENT,
-        root_pos    BLOB    NOT NULL CHECK (length(root_pos) = 12),
-        root_stm    INTEGER NOT NULL CHECK (root_stm IN (0, 1)),
-        question    TEXT    NOT NULL CHECK (question IN ('win', 'draw')),
-        node_count  INTEGER NOT NULL,
-        created     INTEGER NOT NULL,
-        run_id      TEXT    NOT NULL,
-        UNIQUE (root_pos, root_stm, question)
-    );";
+/// 'draw' only), for the migration test: its statement in the first
+/// migration step.
+fn trees_v1() -> &'static str {
+    let step = proofdb::schema::MIGRATIONS[0];
+    let start = step
+        .find("CREATE TABLE trees (")
+        .expect("step 1 makes trees");
+    let end = start + step[start..].find(");").expect("its end") + 2;
+    &step[start..end]
+}
 
 fn small_tree(question: Question) -> ProofTree {
     let root = Position::initial();
@@ -360,10 +352,11 @@ fn version_1_store_migrates_keeping_its_trees() {
     // reference pointing at `trees`.
     {
         let c = rusqlite::Connection::open(&path).unwrap();
+        let trees_v1 = trees_v1();
         c.execute_batch(&format!(
             "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; BEGIN;
              ALTER TABLE trees RENAME TO trees_now;
-             {TREES_V1}
+             {trees_v1}
              INSERT INTO trees SELECT id, root_pos, root_stm, question, node_count, created, run_id
                  FROM trees_now;
              DROP TABLE trees_now;

@@ -368,16 +368,10 @@ fn every_position_a_stored_proof_reaches_is_known() {
     let m = root.moves().as_slice()[0];
     let child = root.play_unchecked(&m);
     let stray = parse_fen("B:W19:B15").unwrap();
-    let tree = ProofTree {
-        root,
-        question: Question::Win,
-        nodes: vec![
-            (root, ProofEntry::Prover(m)),
-            (child, ProofEntry::Leaf(LeafSource::Terminal)),
-            // Not reached from the root: proves nothing.
-            (stray, ProofEntry::Leaf(LeafSource::Terminal)),
-        ],
-    };
+    let mut tree = proofdb::testing::win_in_one(root);
+    // Not reached from the root: proves nothing.
+    tree.nodes
+        .push((stray, ProofEntry::Leaf(LeafSource::Terminal)));
     assert_eq!(
         tree.proved_positions(),
         vec![

@@ -6,6 +6,30 @@ use crate::clock::Instant;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// A search whose limits of one call ([`CallLimits`]) can be changed
+/// between calls.
+pub trait CallLimited {
+    /// The limits of the next call.
+    fn limits(&self) -> &CallLimits;
+    /// The limits of the next call, to change.
+    fn limits_mut(&mut self) -> &mut CallLimits;
+
+    /// Changes only the wall-clock limit.
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.limits_mut().deadline = deadline;
+    }
+
+    /// The node budget of one call.
+    fn max_nodes(&self) -> u64 {
+        self.limits().max_nodes
+    }
+
+    /// Changes only the node budget of one call.
+    fn set_max_nodes(&mut self, max_nodes: u64) {
+        self.limits_mut().max_nodes = max_nodes;
+    }
+}
+
 /// Nodes between two checks of the limits (and two progress reports).
 const CHECK_EVERY: u64 = 1024;
 

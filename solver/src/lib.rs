@@ -30,7 +30,7 @@ pub mod table;
 pub mod tree;
 pub mod verify;
 
-pub use budget::CallLimits;
+pub use budget::{CallLimited, CallLimits};
 pub use leaves::Leaves;
 pub use question::{Res, Status, Threshold};
 pub use solve::{

@@ -505,16 +505,10 @@ impl Player for ProvedPlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let limits = tc.limits(clock);
         let pos = game.current();
-        if let Some(r) = self.book.and_then(|b| {
-            b.play(
-                &mut self.searcher,
-                &pos,
-                &limits,
-                self.oracle,
-                game.history(),
-                &mut |_| {},
-            )
-        }) {
+        if let Some(r) = self
+            .book
+            .and_then(|b| b.play_in_game(&mut self.searcher, game, &limits, self.oracle))
+        {
             return r.best_move.ok_or(PlayError::NoMove);
         }
         let r = match choose(
@@ -612,16 +606,8 @@ mod tests {
     fn a_proof_height_counts_plies_to_its_longest_leaf() {
         // White takes Black's last man: a win in one ply.
         let root = parse_fen("W:W18:B14").unwrap();
-        let m = root.moves().as_slice()[0];
-        let end = root.play_unchecked(&m);
-        let tree = ProofTree {
-            root,
-            question: Question::Win,
-            nodes: vec![
-                (root, ProofEntry::Prover(m)),
-                (end, ProofEntry::Leaf(LeafSource::Terminal)),
-            ],
-        };
+        let tree = proofdb::testing::win_in_one(root);
+        let end = root.play_unchecked(&root.moves().as_slice()[0]);
         assert_eq!(proof_height(&tree, &root), 1);
         assert_eq!(proof_height(&tree, &end), 0);
         // The opponent to move, each reply a leaf: one ply.

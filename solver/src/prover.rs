@@ -15,8 +15,7 @@
 //! transposition cutoffs near the root, and extensions for forced moves
 //! and captures at the horizon.
 
-use crate::budget::{Budget, CallLimits};
-use crate::clock::Instant;
+use crate::budget::{Budget, CallLimited, CallLimits};
 use crate::leaves::Leaves;
 use crate::order::evaluate;
 use crate::question::{Res, Status, Threshold, PLAIN};
@@ -106,6 +105,15 @@ pub struct AlphaBeta<'a> {
     prover: Color,
 }
 
+impl CallLimited for AlphaBeta<'_> {
+    fn limits(&self) -> &CallLimits {
+        &self.cfg.limits
+    }
+    fn limits_mut(&mut self) -> &mut CallLimits {
+        &mut self.cfg.limits
+    }
+}
+
 impl<'a> AlphaBeta<'a> {
     /// A prover consulting `leaves`, with limits `cfg`.
     pub fn new(leaves: Leaves<'a>, cfg: AbConfig) -> AlphaBeta<'a> {
@@ -135,21 +143,6 @@ impl<'a> AlphaBeta<'a> {
     /// Changes the limits (for example a fresh deadline).
     pub fn set_config(&mut self, cfg: AbConfig) {
         self.cfg = cfg;
-    }
-
-    /// Changes only the wall-clock limit.
-    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.cfg.limits.deadline = deadline;
-    }
-
-    /// The node budget of one call of [`AlphaBeta::prove`].
-    pub fn max_nodes(&self) -> u64 {
-        self.cfg.limits.max_nodes
-    }
-
-    /// Changes only the node budget of one call.
-    pub fn set_max_nodes(&mut self, max_nodes: u64) {
-        self.cfg.limits.max_nodes = max_nodes;
     }
 
     /// The plain proved status of `pos` at threshold `t`, if stored.

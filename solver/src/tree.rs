@@ -13,7 +13,7 @@
 //! is rolled back; a win proof comes out acyclic. Nodes are added after
 //! their subtree is complete; a failed branch is rolled back.
 
-use crate::budget::CallLimits;
+use crate::budget::{CallLimited, CallLimits};
 use crate::clock::Instant;
 use crate::dfpn::Dfpn;
 use crate::leaves::Leaves;

@@ -3,12 +3,15 @@
 //! check takes an oracle so the lead can switch it to the endgame
 //! databases when they land (see `check_known_positions`).
 
+mod stack;
+
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Oracle, Value};
 use proofdb::outcome::NoResults;
 use proofdb::Outcome;
 use solver::solve::{solve, Ask, SolveOptions, SolverKind};
 use solver::Leaves;
+use stack::on_big_stack;
 
 const KNOWN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -94,21 +97,9 @@ pub fn check_known_positions(
     (tried, open)
 }
 
-/// Runs `f` on a thread with a large stack (the searches recurse deeply).
-fn on_a_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| {
-        std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(s, f)
-            .unwrap()
-            .join()
-            .unwrap()
-    })
-}
-
 #[test]
 fn small_known_positions_without_databases() {
-    let (tried, open) = on_a_large_stack(|| check_known_positions(&NoOracle, 5, 300_000));
+    let (tried, open) = on_big_stack(|| check_known_positions(&NoOracle, 5, 300_000));
     eprintln!("tried {tried}, not settled exactly: {open:#?}");
     assert!(tried >= 20);
     // Without databases, draws need a closed set of positions proved by
@@ -136,7 +127,7 @@ fn four_piece_databases() -> engine::egdb::Egdb {
 #[test]
 fn known_positions_with_smaller_databases() {
     let oracle = four_piece_databases();
-    let (tried, open) = on_a_large_stack(|| check_known_positions(&oracle, 6, 200_000));
+    let (tried, open) = on_big_stack(|| check_known_positions(&oracle, 6, 200_000));
     eprintln!("tried {tried}, not settled exactly: {open:#?}");
     assert!(tried >= 30);
     assert!(
@@ -154,7 +145,7 @@ fn known_positions_with_smaller_databases() {
 #[ignore]
 fn known_positions_with_databases() {
     let oracle = four_piece_databases();
-    let (tried, open) = on_a_large_stack(|| check_known_positions(&oracle, 32, 20_000_000));
+    let (tried, open) = on_big_stack(|| check_known_positions(&oracle, 32, 20_000_000));
     eprintln!("tried {tried}, not settled exactly: {open:#?}");
     assert_eq!(tried, read_known().len(), "every row is tried");
     assert!(

@@ -112,3 +112,55 @@ pub fn run_without_databases(name: &str, args: &[&str], stdin: Option<&[u8]>) ->
     ];
     run_checkers(args, dir.path(), &env, stdin, Duration::from_secs(20))
 }
+
+/// `b` as text (invalid UTF-8 replaced).
+#[allow(dead_code)]
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Asserts that `out` is a successful run, showing its standard error
+/// when it is not.
+#[allow(dead_code)]
+pub fn assert_success(out: &std::process::Output) {
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// Asserts that `said` (a run's output) contains `part`, showing `said`
+/// when it does not.
+#[allow(dead_code)]
+pub fn assert_says(said: &str, part: &str) {
+    assert!(said.contains(part), "{said}");
+}
+
+/// `checkers` to run in `dir`, with `dir/egdb` as its database folder and
+/// neither `CHECKERS_STORE` nor `CHECKERS_DATA` taken from the
+/// environment.
+#[allow(dead_code)]
+pub fn checkers_in(dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_checkers"));
+    c.current_dir(dir)
+        .env("CHECKERS_EGDB", dir.join("egdb"))
+        .env_remove("CHECKERS_STORE")
+        .env_remove("CHECKERS_DATA");
+    c
+}
+
+/// `checkers ballots run` in `dir` ([`checkers_in`]) on the store
+/// `s.sqlite` with databases of 4 pieces, lines 6 plies deep and one
+/// thread, then `args`.
+#[allow(dead_code)]
+pub fn ballots_run(dir: &Path, args: &[&str]) -> Command {
+    let mut c = checkers_in(dir);
+    c.args([
+        "ballots",
+        "run",
+        "--store",
+        "s.sqlite",
+        "--egdb-pieces",
+        "4",
+    ])
+    .args(["--line-depth", "6", "--threads", "1"])
+    .args(args);
+    c
+}

@@ -102,44 +102,47 @@ fn attackers(movers: u32, them: u32, empty: u32, dirs: [Dir; 2]) -> u32 {
     a
 }
 
+/// `ADVANCED[colour]`: the squares at least 1, 2, ... 6 rows ahead of
+/// that colour's back rank; a man counts once in each that holds it, so
+/// the counts add up to the rows it has advanced.
+const ADVANCED: [[u32; 6]; 2] = [
+    [
+        0xFFFF_FFF0,
+        0xFFFF_FF00,
+        0xFFFF_F000,
+        0xFFFF_0000,
+        0xFFF0_0000,
+        0xFF00_0000,
+    ],
+    [
+        0x0FFF_FFFF,
+        0x00FF_FFFF,
+        0x000F_FFFF,
+        0x0000_FFFF,
+        0x0000_0FFF,
+        0x0000_00FF,
+    ],
+];
+
 /// Per-colour counts, index 0 Black, 1 White.
 #[inline(always)]
 fn side_counts(pos: &Position, c: Color) -> [i32; N_FEATURES] {
-    let us = pos.pieces(c);
-    let them = pos.pieces(c.opposite());
-    let kings = pos.kings() & us;
-    let men = us & !kings;
-    let empty = pos.empty();
-    let (fwd_moves, back_rank, adv, fwd_dirs) = match c {
-        Color::Black => {
-            // rows advanced: row index of each man
-            let adv = (men & 0xFFFF_FFF0).count_ones()
-                + (men & 0xFFFF_FF00).count_ones()
-                + (men & 0xFFFF_F000).count_ones()
-                + (men & 0xFFFF_0000).count_ones()
-                + (men & 0xFFF0_0000).count_ones()
-                + (men & 0xFF00_0000).count_ones();
-            (
-                moves_down(men, empty),
-                (men & ROW_0).count_ones(),
-                adv,
-                [Dir::DownLeft, Dir::DownRight],
-            )
-        }
-        Color::White => {
-            let adv = (men & 0x0FFF_FFFF).count_ones()
-                + (men & 0x00FF_FFFF).count_ones()
-                + (men & 0x000F_FFFF).count_ones()
-                + (men & 0x0000_FFFF).count_ones()
-                + (men & 0x0000_0FFF).count_ones()
-                + (men & 0x0000_00FF).count_ones();
-            (
-                moves_up(men, empty),
-                (men & ROW_7).count_ones(),
-                adv,
-                [Dir::UpLeft, Dir::UpRight],
-            )
-        }
+    let (_, them, kings, men, empty) = crate::moves::sides(pos, c);
+    let adv: u32 = ADVANCED[c as usize]
+        .iter()
+        .map(|&rows| (men & rows).count_ones())
+        .sum();
+    let (fwd_moves, back_rank, fwd_dirs) = match c {
+        Color::Black => (
+            moves_down(men, empty),
+            (men & ROW_0).count_ones(),
+            [Dir::DownLeft, Dir::DownRight],
+        ),
+        Color::White => (
+            moves_up(men, empty),
+            (men & ROW_7).count_ones(),
+            [Dir::UpLeft, Dir::UpRight],
+        ),
     };
     let king_moves = moves_down(kings, empty) + moves_up(kings, empty);
     let mut runaway = 0;

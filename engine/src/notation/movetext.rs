@@ -23,7 +23,7 @@
 //! and end, then the long form of the move's first jump path.
 
 use crate::board::{Color, Position};
-use crate::geometry::{DIRS, JUMP_LANDING, NEIGHBOUR, NONE};
+use crate::geometry::{jump_over, DIRS};
 use crate::moves::Move;
 use crate::square::Square;
 use std::fmt;
@@ -188,15 +188,9 @@ impl PathSearch {
             if !self.king && !forward {
                 continue;
             }
-            let over = NEIGHBOUR[d as usize][at as usize];
-            let land = JUMP_LANDING[d as usize][at as usize];
-            if land == NONE {
+            let Some((ob, land)) = jump_over(at, d, self.captured & !taken, self.empty) else {
                 continue;
-            }
-            let ob = 1u32 << over;
-            if ob & self.captured & !taken == 0 || (1u32 << land) & self.empty == 0 {
-                continue;
-            }
+            };
             path.push(Square::from_index(land).expect("table squares are < 32"));
             self.extend(path, taken | ob, out);
             path.pop();
@@ -342,18 +336,12 @@ mod tests {
         // Tolerated: the wrong separator when it resolves uniquely.
         assert_eq!(parse_move(&p, "9x13").unwrap(), m);
         assert_eq!(parse_move(&p, " 9-13! ").unwrap(), m);
-        assert!(matches!(
-            parse_move(&p, "9-14x"),
-            Err(MoveTextError::NotAMove { .. })
-        ));
-        assert!(matches!(
-            parse_move(&p, "0-4"),
-            Err(MoveTextError::NotAMove { .. })
-        ));
-        assert!(matches!(
-            parse_move(&p, "e3-d4"),
-            Err(MoveTextError::NotAMove { .. })
-        ));
+        for text in ["9-14x", "0-4", "e3-d4"] {
+            assert!(
+                matches!(parse_move(&p, text), Err(MoveTextError::NotAMove { .. })),
+                "{text}"
+            );
+        }
         let e = parse_move(&p, "22-17").unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -375,14 +363,12 @@ mod tests {
         );
         assert_eq!(parse_move(&p, "1x10x19").unwrap(), m);
         assert_eq!(parse_move(&p, "1-19").unwrap(), m);
-        assert!(matches!(
-            parse_move(&p, "1x10"),
-            Err(MoveTextError::Illegal { .. })
-        ));
-        assert!(matches!(
-            parse_move(&p, "1x6x19"),
-            Err(MoveTextError::Illegal { .. })
-        ));
+        for text in ["1x10", "1x6x19"] {
+            assert!(
+                matches!(parse_move(&p, text), Err(MoveTextError::Illegal { .. })),
+                "{text}"
+            );
+        }
     }
 
     #[test]

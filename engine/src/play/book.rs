@@ -16,33 +16,12 @@ use crate::notation::movetext::parse_move;
 use crate::search::{Iteration, Limits, SearchResult, Searcher, ORACLE_WIN};
 use crate::{Move, Oracle, Position, Value};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
-use thiserror::Error;
 
-/// Why a book could not be read or written.
-#[derive(Debug, Error)]
-pub enum BookError {
-    /// The file could not be read or written.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A line that is not `FEN<TAB>value<TAB>moves`.
-    #[error("{path}:{line}: {detail}")]
-    Line {
-        /// The file.
-        path: PathBuf,
-        /// Its line number (from 1).
-        line: usize,
-        /// What is wrong.
-        detail: String,
-    },
-}
+/// Why a book could not be read or written: the file could not be, or a
+/// line is not `FEN<TAB>value<TAB>moves`.
+pub type BookError = super::TextFileError;
 
 /// What the book holds for one position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,6 +132,19 @@ impl Book {
             out.push('\n');
         }
         out
+    }
+
+    /// A player's move from the book: [`Book::play`] in the current
+    /// position of `game`, with its history, reporting no progress.
+    pub fn play_in_game(
+        &self,
+        searcher: &mut Searcher,
+        game: &super::GameRecord,
+        limits: &Limits,
+        oracle: &dyn Oracle,
+    ) -> Option<SearchResult> {
+        let pos = game.current();
+        self.play(searcher, &pos, limits, oracle, game.history(), &mut |_| {})
     }
 
     /// Plays from the book in `pos`, if it holds the position: a win's

@@ -17,9 +17,36 @@ pub mod schedule;
 pub mod training;
 pub mod tune;
 
+use std::path::PathBuf;
 use std::time::Duration;
+use thiserror::Error;
 
 pub use record::{GameOutcome, GameRecord};
+
+/// Why a text file of these modules, one record a line (an opening book,
+/// the training data), could not be read or written.
+#[derive(Debug, Error)]
+pub enum TextFileError {
+    /// The file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line that is not a record of the file's kind.
+    #[error("{path}:{line}: {detail}")]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// Its line number (from 1).
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
+}
 
 /// Longest duration a game-playing command takes: 365 days, in seconds.
 /// Past it a number of seconds is a mistake (and `1e30` does not fit a

@@ -119,16 +119,9 @@ impl Player for EnginePlayer<'_> {
     fn choose(&mut self, game: &GameRecord, tc: TimeControl, clock: f64) -> Choice {
         let limits = tc.limits(clock);
         let pos = game.current();
-        let booked = self.book.and_then(|b| {
-            b.play(
-                &mut self.searcher,
-                &pos,
-                &limits,
-                self.oracle,
-                game.history(),
-                &mut |_| {},
-            )
-        });
+        let booked = self
+            .book
+            .and_then(|b| b.play_in_game(&mut self.searcher, game, &limits, self.oracle));
         let r = match booked {
             Some(r) => r,
             None => self

@@ -4,9 +4,9 @@
 //! to count the games already played (a run resumes) and to fit the
 //! evaluation ([`super::tune`]).
 
-use super::read_line;
 use super::record::GameOutcome;
 use super::tune::Sample;
+use super::{read_line, TextFileError};
 use crate::notation::fen::{parse_fen, to_fen};
 use crate::Position;
 use std::path::{Path, PathBuf};
@@ -18,25 +18,10 @@ pub enum TrainingError {
     /// Not a regular file (a device such as /dev/zero never ends).
     #[error("{0}: not a regular file (a device, folder or pipe): refused")]
     NotRegular(PathBuf),
-    /// It could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A line that is not `FEN<TAB>result` (or longer than [`super::MAX_LINE`]).
-    #[error("{path}:{line}: {detail}")]
-    Line {
-        /// The file.
-        path: PathBuf,
-        /// Its number, from 1.
-        line: usize,
-        /// What is wrong.
-        detail: String,
-    },
+    /// It could not be read, or a line is not `FEN<TAB>result` (or is
+    /// longer than [`super::MAX_LINE`]).
+    #[error(transparent)]
+    File(#[from] TextFileError),
 }
 
 /// The text appended for game number `number`: its `#game` line, then the
@@ -79,7 +64,7 @@ pub fn read_samples(path: &Path) -> Result<Vec<Sample>, TrainingError> {
         if line.starts_with('#') || line.trim().is_empty() {
             return Ok(());
         }
-        let bad = |detail: String| TrainingError::Line {
+        let bad = |detail: String| TextFileError::Line {
             path: path.to_path_buf(),
             line: n,
             detail,
@@ -105,19 +90,19 @@ fn for_each_line(
     path: &Path,
     mut each: impl FnMut(usize, &str) -> Result<(), TrainingError>,
 ) -> Result<(), TrainingError> {
-    let io = |source| TrainingError::Io {
+    let io = |source| TextFileError::Io {
         path: path.to_path_buf(),
         source,
     };
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(e)),
+        Err(e) => return Err(io(e).into()),
         Ok(m) if !m.is_file() => return Err(TrainingError::NotRegular(path.to_path_buf())),
         Ok(_) => {}
     }
     let mut input = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
     let mut n = 0;
-    while let Some(line) = read_line(&mut input).map_err(|e| TrainingError::Line {
+    while let Some(line) = read_line(&mut input).map_err(|e| TextFileError::Line {
         path: path.to_path_buf(),
         line: n + 1,
         detail: e.to_string(),

@@ -36,6 +36,20 @@ pub fn outcome_for(n: u64) -> Outcome {
     }
 }
 
+/// The `n`th synthetic record: [`synthetic`] position, [`outcome_for`]
+/// outcome, `n` nodes in a millisecond by `solver` (also its run id), no
+/// database, `proof_size`.
+pub fn synthetic_record(n: u64, solver: &str, proof_size: u64) -> proofdb::ResultRecord {
+    let prov = proofdb::Provenance {
+        solver: solver.into(),
+        nodes: n,
+        millis: 1,
+        egdb_pieces: 0,
+        run_id: solver.into(),
+    };
+    proofdb::ResultRecord::new(synthetic(n), outcome_for(n), prov, proof_size)
+}
+
 /// A small pseudo-random number from the clock and a counter.
 pub fn random_u64() -> u64 {
     let t = std::time::SystemTime::now()

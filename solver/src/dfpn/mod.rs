@@ -31,8 +31,7 @@
 //! must form a closed set. Those that do are marked sound; the others are
 //! reopened, and the call goes on without trusting.
 
-use crate::budget::{Budget, CallLimits};
-use crate::clock::Instant;
+use crate::budget::{Budget, CallLimited, CallLimits};
 use crate::leaves::Leaves;
 use crate::order::resolved;
 use crate::question::{Res, Status, Threshold, PLAIN};
@@ -313,6 +312,15 @@ struct Periodic {
 /// Nodes between two looks at the clock for a periodic checkpoint.
 const CHECKPOINT_LOOK_EVERY: u64 = 1 << 20;
 
+impl CallLimited for Dfpn<'_> {
+    fn limits(&self) -> &CallLimits {
+        &self.cfg.limits
+    }
+    fn limits_mut(&mut self) -> &mut CallLimits {
+        &mut self.cfg.limits
+    }
+}
+
 impl<'a> Dfpn<'a> {
     /// A prover consulting `leaves`, with limits `cfg`.
     pub fn new(leaves: Leaves<'a>, cfg: DfpnConfig) -> Dfpn<'a> {
@@ -408,21 +416,6 @@ impl<'a> Dfpn<'a> {
     /// Changes the limits.
     pub fn set_config(&mut self, cfg: DfpnConfig) {
         self.cfg = cfg;
-    }
-
-    /// Changes only the wall-clock limit.
-    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
-        self.cfg.limits.deadline = deadline;
-    }
-
-    /// The node budget of one call of [`Dfpn::prove`].
-    pub fn max_nodes(&self) -> u64 {
-        self.cfg.limits.max_nodes
-    }
-
-    /// Changes only the node budget of one call.
-    pub fn set_max_nodes(&mut self, max_nodes: u64) {
-        self.cfg.limits.max_nodes = max_nodes;
     }
 
     /// The sound proved status of `pos` at threshold `t`, if in the table

@@ -7,7 +7,7 @@ use super::{
     Ask, Credit, QuestionRun, Runner, SolveError, SolveOptions, SolverKind, VerifiedProof,
     EXTRACT_AB_NODES,
 };
-use crate::budget::CallLimits;
+use crate::budget::{CallLimited, CallLimits};
 use crate::clock::Instant;
 use crate::dfpn::{CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
