@@ -24,10 +24,7 @@
 //! side's kings one king's move away. The values are put back into the
 //! file's order once, at the end ([`BuildTable::file_values`]).
 
-use super::index::{
-    binom, colex_rank_in, colex_unrank, map_dense, next_combination, select_positions, TableIndex,
-    TableKey,
-};
+use super::index::{binom, colex_rank_in, colex_unrank, select_positions, TableIndex, TableKey};
 use crate::board::{Color, Position};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -190,56 +187,10 @@ impl BuildTable {
     pub(crate) fn for_each_position(
         &self,
         range: std::ops::Range<u64>,
-        mut f: impl FnMut(u64, Position),
+        f: impl FnMut(u64, Position),
     ) {
-        if self.order == KingOrder::BlackMajor {
-            return self.table.for_each_position(range, f);
-        }
-        let (start, end) = (range.start, range.end.min(self.size()));
-        let mut idx = start;
-        while idx < end {
-            let (black_men, white_men) = self.table.men_sets(idx / self.kings);
-            let free = !(black_men | white_men);
-            let free_squares = squares_of(free);
-            let rank = idx % self.kings;
-            let mut major_dense = colex_unrank(rank / self.minor, self.major_kings) as u64;
-            let mut minor_rank = rank % self.minor;
-            let major_end = 1u64 << free.count_ones();
-            // One men placement: every remaining king placement.
-            while major_dense < major_end || self.major_kings == 0 {
-                let major = map_dense(major_dense as u32, &free_squares);
-                let free2 = free & !major;
-                let free2_squares = squares_of(free2);
-                let minor_end = 1u64 << free2.count_ones();
-                let mut minor_dense = colex_unrank(minor_rank, self.minor_kings) as u64;
-                while minor_dense < minor_end || self.minor_kings == 0 {
-                    let minor = map_dense(minor_dense as u32, &free2_squares);
-                    let (black_kings, white_kings) = self.major_minor(major, minor);
-                    f(
-                        idx,
-                        Position::from_bitboards_unchecked(
-                            black_men | black_kings,
-                            white_men | white_kings,
-                            black_kings | white_kings,
-                            Color::Black,
-                        ),
-                    );
-                    idx += 1;
-                    if idx == end {
-                        return;
-                    }
-                    if self.minor_kings == 0 {
-                        break;
-                    }
-                    minor_dense = next_combination(minor_dense);
-                }
-                minor_rank = 0;
-                if self.major_kings == 0 {
-                    break;
-                }
-                major_dense = next_combination(major_dense);
-            }
-        }
+        self.table
+            .for_each_in_king_order(range, self.order == KingOrder::WhiteMajor, f)
     }
 
     /// `code(state)` for every position, in the file's order, from
@@ -353,15 +304,6 @@ impl BlackKingMoves {
             self.base + colex_rank_in(black_kings, self.universe)
         }
     }
-}
-
-/// The squares of `set`, lowest first.
-fn squares_of(set: u32) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (i, sq) in crate::square::Squares(set).enumerate() {
-        out[i] = sq.index();
-    }
-    out
 }
 
 #[cfg(test)]

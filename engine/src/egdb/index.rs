@@ -181,7 +181,7 @@ fn unrank_tables() -> &'static [Vec<u32>; 5] {
 
 /// The next larger integer with the same number of set bits (Gosper).
 #[inline(always)]
-pub(crate) fn next_combination(x: u64) -> u64 {
+fn next_combination(x: u64) -> u64 {
     if x == 0 {
         return u64::MAX;
     }
@@ -682,40 +682,49 @@ impl TableIndex {
     /// increasing order: the same as [`TableIndex::position`] on each, but
     /// the kings advance incrementally (next combination) instead of being
     /// unranked each time.
-    pub fn for_each_position(&self, range: std::ops::Range<u64>, mut f: impl FnMut(u64, Position)) {
+    pub fn for_each_position(&self, range: std::ops::Range<u64>, f: impl FnMut(u64, Position)) {
+        self.for_each_in_king_order(range, false, f)
+    }
+
+    /// [`TableIndex::for_each_position`] over the same men placements
+    /// with the kings' part of the index ranked White first when
+    /// `white_first` (the white kings' placement among the squares
+    /// without men, then the black kings' among the squares left), as a
+    /// build may hold them (`build_order`).
+    pub(crate) fn for_each_in_king_order(
+        &self,
+        range: std::ops::Range<u64>,
+        white_first: bool,
+        mut f: impl FnMut(u64, Position),
+    ) {
         let (start, end) = (range.start, range.end.min(self.size));
-        if start >= end {
-            return;
-        }
-        let nbk = self.key.black.kings as u32;
-        let nwk = self.key.white.kings as u32;
+        let (nbk, nwk) = (self.key.black.kings as u32, self.key.white.kings as u32);
+        let (major_kings, minor_kings) = if white_first { (nwk, nbk) } else { (nbk, nwk) };
+        let men = self.key.black.men as u32 + self.key.white.men as u32;
+        let minor = self.kings / binom(32 - men, major_kings);
         let mut idx = start;
         while idx < end {
-            let first = self.position(idx);
-            let (b, w, k, _) = first.parts();
-            let black_men = b & !k;
-            let white_men = w & !k;
+            let (black_men, white_men) = self.men_sets(idx / self.kings);
             let free = !(black_men | white_men);
-            let mut free_sq = [0u8; 32];
-            for (i, sq) in crate::square::Squares(free).enumerate() {
-                free_sq[i] = sq.index();
-            }
-            let kings_idx = idx % self.kings;
-            let mut bk_dense = colex_unrank(kings_idx / self.white_kings, nbk) as u64;
-            let mut wk_rank = kings_idx % self.white_kings;
-            let bk_end = 1u64 << free.count_ones();
+            let free_squares = squares_of(free);
+            let rank = idx % self.kings;
+            let mut major_dense = colex_unrank(rank / minor, major_kings) as u64;
+            let mut minor_rank = rank % minor;
+            let major_end = 1u64 << free.count_ones();
             // One men placement: every remaining king placement.
-            while bk_dense < bk_end || nbk == 0 {
-                let black_kings = map_dense(bk_dense as u32, &free_sq);
-                let free2 = free & !black_kings;
-                let mut free2_sq = [0u8; 32];
-                for (i, sq) in crate::square::Squares(free2).enumerate() {
-                    free2_sq[i] = sq.index();
-                }
-                let wk_end = 1u64 << free2.count_ones();
-                let mut wk_dense = colex_unrank(wk_rank, nwk) as u64;
-                while wk_dense < wk_end || nwk == 0 {
-                    let white_kings = map_dense(wk_dense as u32, &free2_sq);
+            while major_dense < major_end || major_kings == 0 {
+                let major = map_dense(major_dense as u32, &free_squares);
+                let free2 = free & !major;
+                let free2_squares = squares_of(free2);
+                let minor_end = 1u64 << free2.count_ones();
+                let mut minor_dense = colex_unrank(minor_rank, minor_kings) as u64;
+                while minor_dense < minor_end || minor_kings == 0 {
+                    let minor = map_dense(minor_dense as u32, &free2_squares);
+                    let (black_kings, white_kings) = if white_first {
+                        (minor, major)
+                    } else {
+                        (major, minor)
+                    };
                     f(
                         idx,
                         Position::from_bitboards_unchecked(
@@ -729,16 +738,16 @@ impl TableIndex {
                     if idx == end {
                         return;
                     }
-                    if nwk == 0 {
+                    if minor_kings == 0 {
                         break;
                     }
-                    wk_dense = next_combination(wk_dense);
+                    minor_dense = next_combination(minor_dense);
                 }
-                wk_rank = 0;
-                if nbk == 0 {
+                minor_rank = 0;
+                if major_kings == 0 {
                     break;
                 }
-                bk_dense = next_combination(bk_dense);
+                major_dense = next_combination(major_dense);
             }
         }
     }
@@ -798,9 +807,18 @@ impl TableIndex {
     }
 }
 
+/// The squares of `set`, lowest first.
+fn squares_of(set: u32) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (i, sq) in crate::square::Squares(set).enumerate() {
+        out[i] = sq.index();
+    }
+    out
+}
+
 /// The squares `squares[p]` for each dense position `p` set in `dense`.
 #[inline(always)]
-pub(crate) fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
+fn map_dense(dense: u32, squares: &[u8; 32]) -> u32 {
     let mut out = 0;
     let mut d = dense;
     while d != 0 {
