@@ -22,9 +22,11 @@
 //!    draw if a probed successor draws).
 //! 3. Positions still undecided are draws.
 //!
-//! State per position: one byte (counter and flag, or a decided value).
-//! Memory: one byte per position plus the lists of positions decided in
-//! one level (8 bytes each).
+//! State per position: one byte (counter and flag, or a decided value),
+//! held in the order of `egdb::build_order` (the second table's kings
+//! ranked White first). Memory: that byte, the frontier's two bitmaps (a
+//! bit per position each), and a value byte per position at the end
+//! ([`build_memory`]).
 
 use super::build_order::{BuildTable, KingOrder, PositionCursor};
 use super::codec;
@@ -750,7 +752,7 @@ fn missing_up_to(db: &Egdb, pieces: u32) -> Vec<SliceKey> {
 /// A build's expected pace, in positions a second per thread, for the
 /// estimate said before it starts ([`plan_heading`]): the pace measured
 /// on 7-piece slices (docs/egdb-format.txt gives the figures).
-pub const ESTIMATED_POSITIONS_PER_THREAD_SECOND: f64 = 1.3e6;
+pub const ESTIMATED_POSITIONS_PER_THREAD_SECOND: f64 = 1.7e6;
 
 /// The line said before a build of `todo` into `dir` starts: how many
 /// slices, how many positions, and about how long on `threads` threads.
