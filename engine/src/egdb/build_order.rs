@@ -24,7 +24,9 @@
 //! side's kings one king's move away. The values are put back into the
 //! file's order once, at the end ([`BuildTable::file_values`]).
 
-use super::index::{binom, colex_rank_in, colex_unrank, select_positions, TableIndex, TableKey};
+use super::index::{
+    binom, colex_rank_in, colex_unrank, next_combination, select_positions, TableIndex, TableKey,
+};
 use crate::board::{Color, Position};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
@@ -195,6 +197,18 @@ impl BuildTable {
 
     /// `code(state)` for every position, in the file's order, from
     /// `states` held in this order.
+    ///
+    /// White first, in tiles: [`FILE_TILE`] consecutive black-king
+    /// placements of the file's order (rows of the output), and for each
+    /// white-king placement in turn the states of those black kings,
+    /// which lie next to one another in the states' row of those white
+    /// kings. A state's row is read once a tile instead of once a
+    /// position (a 589 M-position table read position by position missed
+    /// the caches at every read), and each output row is written in
+    /// order. Within one men placement, a placement's rank among the
+    /// squares the other side's kings leave is its count among the
+    /// placements before it that avoid them (colex order over a set keeps
+    /// its order over a subset), so the loop ranks one set a step.
     pub(crate) fn file_values(
         &self,
         states: &[AtomicU8],
@@ -202,28 +216,82 @@ impl BuildTable {
     ) -> Vec<u8> {
         const CHUNK: usize = 1 << 16;
         let mut out = vec![0u8; self.size() as usize];
-        out.par_chunks_mut(CHUNK)
+        if self.order == KingOrder::BlackMajor {
+            out.par_chunks_mut(CHUNK)
+                .zip(states.par_chunks(CHUNK))
+                .for_each(|(o, s)| {
+                    for (v, s) in o.iter_mut().zip(s) {
+                        *v = code(s.load(Relaxed));
+                    }
+                });
+            return out;
+        }
+        // White first: the kings' part is (white, black) here and (black,
+        // white) in the file; the squares without men number the same in
+        // every men placement of a table.
+        let (nb, nw) = (self.minor_kings, self.major_kings);
+        let key = self.table.key();
+        let squares = 32 - key.black.men as u32 - key.white.men as u32;
+        let all = if squares == 32 {
+            u32::MAX
+        } else {
+            (1u32 << squares) - 1
+        };
+        let file_row = binom(squares - nb, nw) as usize; // white kings per black
+        let state_row = self.minor as usize; // black kings per white
+        let kings = self.kings as usize;
+        let whites_end = 1u64 << squares;
+        out.par_chunks_mut(kings)
             .enumerate()
-            .for_each(|(c, chunk)| {
-                let base = (c * CHUNK) as u64;
-                match self.order {
-                    KingOrder::BlackMajor => {
-                        for (v, s) in chunk.iter_mut().zip(&states[base as usize..]) {
-                            *v = code(s.load(Relaxed));
+            .for_each(|(placement, placement_out)| {
+                let base = placement * kings;
+                placement_out
+                    .par_chunks_mut(FILE_TILE * file_row)
+                    .enumerate()
+                    .for_each(|(tile, tile_out)| {
+                        let rows = tile_out.len() / file_row;
+                        // The tile's black kings (dense over the squares
+                        // without men) and how many white placements each
+                        // row has had.
+                        let mut blacks = [0u32; FILE_TILE];
+                        let mut written = [0usize; FILE_TILE];
+                        blacks[0] = colex_unrank((tile * FILE_TILE) as u64, nb);
+                        for r in 1..rows {
+                            blacks[r] = next_combination(blacks[r - 1] as u64) as u32;
                         }
-                    }
-                    KingOrder::WhiteMajor => {
-                        let range = base..base + chunk.len() as u64;
-                        self.table.for_each_position(range, |i, pos| {
-                            let s = states[self.index(&pos) as usize].load(Relaxed);
-                            chunk[(i - base) as usize] = code(s);
-                        });
-                    }
-                }
+                        let mut whites = (1u64 << nw) - 1;
+                        let mut white_rank = 0;
+                        while whites < whites_end {
+                            let w = whites as u32;
+                            let row = base + white_rank * state_row;
+                            let mut black_rank = None;
+                            for r in 0..rows {
+                                if blacks[r] & w != 0 {
+                                    continue;
+                                }
+                                let b = black_rank.get_or_insert_with(|| {
+                                    colex_rank_in(blacks[r], all & !w) as usize
+                                });
+                                let s = states[row + *b].load(Relaxed);
+                                tile_out[r * file_row + written[r]] = code(s);
+                                written[r] += 1;
+                                *b += 1;
+                            }
+                            white_rank += 1;
+                            if nw == 0 {
+                                break;
+                            }
+                            whites = next_combination(whites);
+                        }
+                    });
             });
         out
     }
 }
+
+/// Black-king placements of the file's order that
+/// [`BuildTable::file_values`] puts back together.
+const FILE_TILE: usize = 64;
 
 /// Reads positions of a [`BuildTable`] by index, reusing the men and the
 /// first-ranked kings of the last position read ([`BuildTable::cursor`]).

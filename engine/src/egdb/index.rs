@@ -181,7 +181,7 @@ fn unrank_tables() -> &'static [Vec<u32>; 5] {
 
 /// The next larger integer with the same number of set bits (Gosper).
 #[inline(always)]
-fn next_combination(x: u64) -> u64 {
+pub(crate) fn next_combination(x: u64) -> u64 {
     if x == 0 {
         return u64::MAX;
     }
