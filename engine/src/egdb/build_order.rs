@@ -60,10 +60,16 @@ pub(crate) struct BuildTable {
 }
 
 impl BuildTable {
-    /// The table `key` in `order`.
+    /// The table `key` in `order`. Where a side has no king the two
+    /// orders are the same, and the table is held in the file's.
     pub(crate) fn new(key: TableKey, order: KingOrder) -> BuildTable {
         let table = TableIndex::new(key);
         let (nb, nw) = (key.black.kings as u32, key.white.kings as u32);
+        let order = if nb == 0 || nw == 0 {
+            KingOrder::BlackMajor
+        } else {
+            order
+        };
         let men = key.black.men as u32 + key.white.men as u32;
         let (major_kings, minor_kings) = match order {
             KingOrder::BlackMajor => (nb, nw),
