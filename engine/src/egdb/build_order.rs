@@ -233,9 +233,11 @@ impl BuildTable {
             return out;
         }
         // White first: the kings' part is (white, black) here and (black,
-        // white) in the file; the squares without men number the same in
-        // every men placement of a table.
+        // white) in the file; both sides have kings ([`BuildTable::new`]);
+        // the squares without men number the same in every men placement
+        // of a table.
         let (nb, nw) = (self.minor_kings, self.major_kings);
+        debug_assert!(nb > 0 && nw > 0);
         let key = self.table.key();
         let squares = 32 - key.black.men as u32 - key.white.men as u32;
         let all = if squares == 32 {
@@ -284,9 +286,6 @@ impl BuildTable {
                                 *b += 1;
                             }
                             white_rank += 1;
-                            if nw == 0 {
-                                break;
-                            }
                             whites = next_combination(whites);
                         }
                     });
