@@ -23,18 +23,12 @@ pub enum TimeControl {
 
 impl TimeControl {
     /// The limits of one move with `clock` seconds left (when playing on
-    /// a clock): the fixed limits, or a share of the clock.
+    /// a clock): the fixed limits, or a share of the clock as the soft
+    /// time and at most a few times it ([`super::hub::clock_limits`]).
     pub fn limits(self, clock: f64) -> Limits {
         match self {
             TimeControl::PerMove(l) => l,
-            TimeControl::Clock(_, inc) => Limits {
-                time: Some(super::duration_of_secs(super::hub::clock_budget(
-                    clock - inc,
-                    inc,
-                    None,
-                ))),
-                ..Limits::default()
-            },
+            TimeControl::Clock(_, inc) => super::hub::clock_limits(clock - inc, inc, None),
         }
     }
 }
@@ -340,6 +334,7 @@ mod tests {
         depth: Some(1),
         time: None,
         nodes: None,
+        soft_time: None,
     });
 
     #[test]
