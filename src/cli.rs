@@ -241,6 +241,7 @@ fn search_limits(
         depth,
         time: time.map(crate::limits::duration),
         nodes,
+        soft_time: None,
     })
 }
 

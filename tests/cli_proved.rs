@@ -206,6 +206,7 @@ fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
         depth: Some(4),
         nodes: Some(4000),
         time: None,
+        soft_time: None,
     };
     let (mut draws, mut wins, mut from_proof) = (0, 0, 0);
     for pos in &seen {

@@ -17,6 +17,7 @@ fn score(fen: &str, options: &str, depth: u32) -> (i32, bool) {
         depth: Some(depth),
         time: None,
         nodes: None,
+        soft_time: None,
     };
     let r = s.search(&pos, &limits, &NoOracle, &[]);
     // The principal variation is legal from the root and starts with the

@@ -303,6 +303,7 @@ pub fn choose(
                 .map_or(TRAP_NODES, |n| (n / 8).clamp(1, TRAP_NODES)),
         ),
         time: None,
+        soft_time: None,
     };
     let traps = count_traps(
         searcher,

@@ -102,7 +102,10 @@ impl Engine {
     fn go(&mut self, ponder: bool, control: &Control) -> anyhow::Result<()> {
         let oracle = self.open_databases()?;
         let limits = if ponder {
-            *control.ponder_budget.lock().expect("lock") = Some(self.level.limits().time);
+            // After `ponder-hit` the move takes its share of the clock
+            // (the soft time) or its fixed time.
+            let l = self.level.limits();
+            *control.ponder_budget.lock().expect("lock") = Some(l.soft_time.or(l.time));
             Limits {
                 depth: self.level.depth,
                 ..Limits::default()

@@ -17,6 +17,7 @@ use engine::play::referee::{
     play_game, EnginePlayer, GameEnd, PlayError, Player, Referee, TimeControl,
 };
 use engine::play::schedule::{pairings, play_all, ScheduleError};
+use engine::play::timing::MoveTimes;
 use engine::play::{GameOutcome, GameRecord};
 use engine::search::{SearchOptions, Searcher};
 use engine::{Color, Oracle, Position};
@@ -24,8 +25,9 @@ use solver::proved::{ProvedOracle, ProvedPlayer};
 
 /// Play a match over the ballots: each ballot with both colours;
 /// adjudicates with the oracle, three-fold repetition and a move limit
-/// (draws) and a material margin (wins); writes PDN; prints W/D/L for A
-/// and the Elo difference with its 95% margin.
+/// (draws) and a material margin (wins); writes PDN; prints W/D/L for A,
+/// the Elo difference with its 95% margin, and each player's mean time
+/// per move.
 #[derive(clap::Args)]
 pub struct Args {
     /// Opponent: a command that speaks Hub (run by `sh -c`).
@@ -96,8 +98,9 @@ pub struct Args {
 /// One game of the match: its number, the ballot, and A's colour.
 type Job<'d> = (usize, &'d Ballot, Color);
 
-/// A played game: its number, PDN text, A's score and why it ended.
-type Played = (usize, String, f64, &'static str);
+/// A played game: its number, PDN text, A's score, why it ended, and the
+/// time A and B took over their moves.
+type Played = (usize, String, f64, &'static str, [MoveTimes; 2]);
 
 /// The time control of the options: `--clock`, else per-move limits.
 fn time_control(args: &Args) -> anyhow::Result<TimeControl> {
@@ -204,6 +207,7 @@ impl Match<'_> {
                     outcome: GameOutcome::win_for(a_color),
                     reason: f.reason,
                     forfeit: None,
+                    times: [MoveTimes::default(); 2],
                 };
                 (GameRecord::new(ballot.position), end)
             }
@@ -223,7 +227,15 @@ impl Match<'_> {
             end.reason,
             game.moves.len()
         );
-        Ok((i, pdn, end.outcome.score_for(a_color), end.reason))
+        let a_times = end.times[a_color as usize];
+        let b_times = end.times[a_color.opposite() as usize];
+        Ok((
+            i,
+            pdn,
+            end.outcome.score_for(a_color),
+            end.reason,
+            [a_times, b_times],
+        ))
     }
 
     /// The game as PDN from the initial position: the ballot's three
@@ -342,8 +354,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     })?;
     let games = results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
     let mut tally = Tally::default();
+    let mut times = [MoveTimes::default(); 2];
     for g in &games {
         tally.add(g.2);
+        times[0].merge(&g.4[0]);
+        times[1].merge(&g.4[1]);
     }
     if let Some(path) = &args.pdn {
         let text: String = games.iter().map(|g| g.1.as_str()).collect();
@@ -353,5 +368,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     println!("A = {}", m.name_a);
     println!("B = {}", m.name_b);
     println!("A: {}", tally.summary());
+    println!("A time per move: {}", times[0].summary());
+    println!("B time per move: {}", times[1].summary());
     Ok(())
 }

@@ -244,6 +244,26 @@ pub fn clock_budget(remaining: f64, inc: f64, moves: Option<u32>) -> f64 {
     share.min(total * 0.4).max(0.01)
 }
 
+/// How many times its share ([`clock_budget`]) a move on a clock may
+/// take at most, to finish an iteration that is expected to finish.
+pub const CLOCK_HARD_FACTOR: f64 = 3.0;
+
+/// The limits of a move on a clock (arguments as for [`clock_budget`]):
+/// the share of [`clock_budget`] as the soft time (no iteration starts
+/// past it), and [`CLOCK_HARD_FACTOR`] times it, never more than 40% of
+/// what the clock holds, as the most the move may take. Both are at
+/// least 10 ms.
+pub fn clock_limits(remaining: f64, inc: f64, moves: Option<u32>) -> Limits {
+    let total = (remaining + inc).max(0.0);
+    let soft = clock_budget(remaining, inc, moves);
+    let hard = (soft * CLOCK_HARD_FACTOR).min(total * 0.4).max(soft);
+    Limits {
+        time: Some(super::duration_of_secs(hard)),
+        soft_time: Some(super::duration_of_secs(soft)),
+        ..Limits::default()
+    }
+}
+
 /// Time controls as received by the `level` command.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct HubLevel {
@@ -264,20 +284,26 @@ pub struct HubLevel {
 }
 
 impl HubLevel {
-    /// The search limits of this level: the move time, else a share of
-    /// the clock ([`clock_budget`]), at least 10 ms; none when infinite.
+    /// The search limits of this level: the move time, else the limits
+    /// of a move on the clock ([`clock_limits`]), at least 10 ms; none
+    /// when infinite.
     pub fn limits(&self) -> Limits {
-        let time = if self.infinite {
-            None
+        let timed = if self.infinite {
+            Limits::default()
         } else if let Some(t) = self.move_time {
-            Some(t)
+            Limits {
+                time: Some(super::duration_of_secs(t.max(0.01))),
+                ..Limits::default()
+            }
+        } else if let Some(t) = self.time {
+            clock_limits(t, self.inc, self.moves)
         } else {
-            self.time.map(|t| clock_budget(t, self.inc, self.moves))
+            Limits::default()
         };
         Limits {
             depth: self.depth,
             nodes: self.nodes,
-            time: time.map(|t| super::duration_of_secs(t.max(0.01))),
+            ..timed
         }
     }
 
@@ -401,11 +427,17 @@ mod tests {
     fn levels_name_the_bad_argument_and_give_limits() {
         let args = |t: &str| hub_args(t);
         let l = HubLevel::parse(&args("time=60 inc=1"), 100).unwrap();
-        let t = l.limits().time.unwrap();
+        let t = l.limits().soft_time.unwrap();
         assert!(
             t > Duration::from_secs(2) && t < Duration::from_secs(4),
             "{t:?}"
         );
+        // the most the move may take: three times its share
+        let hard = l.limits().time.unwrap();
+        assert!((hard.as_secs_f64() - 3.0 * t.as_secs_f64()).abs() < 1e-6);
+        // a fixed time per move has no soft time
+        let m = HubLevel::parse(&args("move-time=0.1"), 100).unwrap();
+        assert_eq!(m.limits().soft_time, None);
         assert_eq!(
             HubLevel::parse(&args("depth=7"), 100)
                 .unwrap()

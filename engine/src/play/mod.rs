@@ -3,7 +3,7 @@
 //! Hub protocol's text ([`hub`]), players that choose moves and the
 //! referee that plays a game between two of them ([`referee`]), another
 //! engine over a pipe ([`hub_player`]), the Elo estimate of a match
-//! ([`elo`]) and the fitting of the evaluation weights to self-play
+//! ([`elo`]), the time the players took ([`timing`]) and the fitting of the evaluation weights to self-play
 //! outcomes ([`tune`]) kept in a training data file ([`training`]). The command line's `play`, `hub`, `match` and
 //! `tune` are thin shells over these.
 
@@ -14,6 +14,7 @@ pub mod hub_player;
 pub mod record;
 pub mod referee;
 pub mod schedule;
+pub mod timing;
 pub mod training;
 pub mod tune;
 

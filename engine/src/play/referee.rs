@@ -6,6 +6,7 @@
 //! of the match, [`Forfeit`]).
 
 use super::record::{GameOutcome, GameRecord};
+use super::timing::MoveTimes;
 use crate::search::{Limits, SearchOptions, Searcher};
 use crate::{Color, Move, Oracle, Position, Value};
 use std::time::Instant;
@@ -22,18 +23,12 @@ pub enum TimeControl {
 
 impl TimeControl {
     /// The limits of one move with `clock` seconds left (when playing on
-    /// a clock): the fixed limits, or a share of the clock.
+    /// a clock): the fixed limits, or a share of the clock as the soft
+    /// time and at most a few times it ([`super::hub::clock_limits`]).
     pub fn limits(self, clock: f64) -> Limits {
         match self {
             TimeControl::PerMove(l) => l,
-            TimeControl::Clock(_, inc) => Limits {
-                time: Some(super::duration_of_secs(super::hub::clock_budget(
-                    clock - inc,
-                    inc,
-                    None,
-                ))),
-                ..Limits::default()
-            },
+            TimeControl::Clock(_, inc) => super::hub::clock_limits(clock - inc, inc, None),
         }
     }
 }
@@ -142,6 +137,9 @@ pub struct GameEnd {
     pub reason: &'static str,
     /// For a forfeit: the side that lost by it and what happened.
     pub forfeit: Option<(Color, String)>,
+    /// The time each side took over its moves, indexed by colour
+    /// (`Color as usize`; filled in by [`play_game`]).
+    pub times: [MoveTimes; 2],
 }
 
 impl GameEnd {
@@ -150,6 +148,7 @@ impl GameEnd {
             outcome,
             reason,
             forfeit: None,
+            times: [MoveTimes::default(); 2],
         }
     }
 
@@ -159,6 +158,7 @@ impl GameEnd {
             outcome: GameOutcome::win_for(side.opposite()),
             reason: f.reason,
             forfeit: Some((side, f.detail)),
+            times: [MoveTimes::default(); 2],
         }
     }
 }
@@ -240,12 +240,28 @@ impl Referee<'_> {
 
 /// Plays one game from `start` between `black` and `white`. A player's
 /// [`Forfeit`] ends the game as its loss; other errors end the match.
+/// The end holds the time each side took over its moves.
 pub fn play_game(
     start: Position,
     black: &mut dyn Player,
     white: &mut dyn Player,
     tc: TimeControl,
     referee: &Referee,
+) -> Result<(GameRecord, GameEnd), PlayError> {
+    let mut times = [MoveTimes::default(); 2];
+    let (game, mut end) = play_timed(start, black, white, tc, referee, &mut times)?;
+    end.times = times;
+    Ok((game, end))
+}
+
+/// [`play_game`], adding each move's time to `times`.
+fn play_timed(
+    start: Position,
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    tc: TimeControl,
+    referee: &Referee,
+    times: &mut [MoveTimes; 2],
 ) -> Result<(GameRecord, GameEnd), PlayError> {
     let mut game = GameRecord::new(start);
     let mut clocks = match tc {
@@ -267,14 +283,16 @@ pub fn play_game(
             Color::Black => black.choose(&game, tc, clocks[idx]),
             Color::White => white.choose(&game, tc, clocks[idx]),
         };
+        let took = t0.elapsed();
         let m = match chosen {
             Ok(m) => m,
             Err(PlayError::Forfeit(f)) => return Ok((game, GameEnd::forfeited(side, f))),
             Err(e) => return Err(e),
         };
+        times[idx].add(took, game.current().moves().len() > 1);
         game.push(m);
         if let TimeControl::Clock(..) = tc {
-            clocks[idx] -= t0.elapsed().as_secs_f64();
+            clocks[idx] -= took.as_secs_f64();
             if clocks[idx] < 0.0 {
                 let end = GameEnd::by(GameOutcome::win_for(side.opposite()), "time");
                 return Ok((game, end));
@@ -316,6 +334,7 @@ mod tests {
         depth: Some(1),
         time: None,
         nodes: None,
+        soft_time: None,
     });
 
     #[test]

@@ -23,6 +23,7 @@
 //! win or loss.
 
 pub mod options;
+pub mod timing;
 pub mod tt;
 
 pub use options::{OptionsError, SearchOptions};
@@ -61,6 +62,13 @@ pub struct Limits {
     pub time: Option<Duration>,
     /// Node budget (interrupts when exceeded).
     pub nodes: Option<u64>,
+    /// With `time`, the time the move should take (a share of a game
+    /// clock; `time` is then the most it may take): no iteration starts
+    /// past it, nor one not expected to finish within `time` (see
+    /// [`timing`]). `None`: every iteration starts, and `time`
+    /// interrupts the last (a fixed time per move, where time not used
+    /// is lost).
+    pub soft_time: Option<Duration>,
 }
 
 /// What a search found.
@@ -393,7 +401,13 @@ impl Searcher {
         };
         let mut prev_score = 0;
         let mut restarted = false;
+        let mut timer = timing::IterationTimer::new(start, limits.soft_time, self.deadline);
         while depth <= max_depth {
+            let now = Instant::now();
+            if !timer.may_start(now) {
+                break;
+            }
+            timer.begin(now);
             self.root_depth = depth as i32;
             self.iter_best = None;
             let (mut alpha, mut beta) = if self.options.aspiration && depth > 2 {
@@ -434,6 +448,7 @@ impl Searcher {
                 }
                 break;
             }
+            timer.finished(Instant::now());
             prev_score = score;
             result.best_move = Some(root_moves[0]);
             result.score = score;
