@@ -247,7 +247,16 @@ fn match_finds_the_deck_from_any_folder() {
     };
     let out = bare().output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("games"), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("games"), "{stdout}");
+    // Each player's moves are timed: both lines, over the moves played.
+    for player in ["A", "B"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{player} time per move: mean ")))
+            .unwrap_or_else(|| panic!("no time line for {player}: {stdout}"));
+        assert!(!line.contains(" over 0 moves"), "{line}");
+    }
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();
     let out = bare().arg("--data").arg(&empty).output().unwrap();

@@ -98,9 +98,15 @@ pub struct Args {
 /// One game of the match: its number, the ballot, and A's colour.
 type Job<'d> = (usize, &'d Ballot, Color);
 
-/// A played game: its number, PDN text, A's score, why it ended, and the
-/// time A and B took over their moves.
-type Played = (usize, String, f64, &'static str, [MoveTimes; 2]);
+/// What the match keeps of a played game.
+struct Played {
+    /// The game as PDN.
+    pdn: String,
+    /// A's score (1, 0.5 or 0).
+    score: f64,
+    /// The time A and B took over their moves.
+    times: [MoveTimes; 2],
+}
 
 /// The time control of the options: `--clock`, else per-move limits.
 fn time_control(args: &Args) -> anyhow::Result<TimeControl> {
@@ -227,15 +233,14 @@ impl Match<'_> {
             end.reason,
             game.moves.len()
         );
-        let a_times = end.times[a_color as usize];
-        let b_times = end.times[a_color.opposite() as usize];
-        Ok((
-            i,
+        Ok(Played {
             pdn,
-            end.outcome.score_for(a_color),
-            end.reason,
-            [a_times, b_times],
-        ))
+            score: end.outcome.score_for(a_color),
+            times: [
+                end.times[a_color as usize],
+                end.times[a_color.opposite() as usize],
+            ],
+        })
     }
 
     /// The game as PDN from the initial position: the ballot's three
@@ -356,12 +361,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut tally = Tally::default();
     let mut times = [MoveTimes::default(); 2];
     for g in &games {
-        tally.add(g.2);
-        times[0].merge(&g.4[0]);
-        times[1].merge(&g.4[1]);
+        tally.add(g.score);
+        times[0].merge(&g.times[0]);
+        times[1].merge(&g.times[1]);
     }
     if let Some(path) = &args.pdn {
-        let text: String = games.iter().map(|g| g.1.as_str()).collect();
+        let text: String = games.iter().map(|g| g.pdn.as_str()).collect();
         std::fs::write(path, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }

@@ -3,9 +3,10 @@
 //! Hub protocol's text ([`hub`]), players that choose moves and the
 //! referee that plays a game between two of them ([`referee`]), another
 //! engine over a pipe ([`hub_player`]), the Elo estimate of a match
-//! ([`elo`]), the time the players took ([`timing`]) and the fitting of the evaluation weights to self-play
-//! outcomes ([`tune`]) kept in a training data file ([`training`]). The command line's `play`, `hub`, `match` and
-//! `tune` are thin shells over these.
+//! ([`elo`]), the time the players took ([`timing`]) and the fitting of
+//! the evaluation weights to self-play outcomes ([`tune`]) kept in a
+//! training data file ([`training`]). The command line's `play`, `hub`,
+//! `match` and `tune` are thin shells over these.
 
 pub mod book;
 pub mod elo;
