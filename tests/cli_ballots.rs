@@ -207,6 +207,70 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     keeps_all(&killed, &results(&store_path));
 }
 
+/// `--line-reach`: the main line is built first with the databases one
+/// piece smaller, then only the slices of the largest size that its last
+/// positions may reach are built (the whole 4-piece set is 140 slices),
+/// and the walk runs on them.
+#[test]
+fn line_reach_builds_only_the_slices_the_lines_reach() {
+    let tmp = common::temp_dir("run-reach");
+    let dir = tmp.path();
+    let out = run(
+        dir,
+        &[
+            "--ballot",
+            "5",
+            "--budget",
+            "2",
+            "--position-budget",
+            "1",
+            "--line-reach",
+            "2",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    common::assert_says(
+        &text(&out.stderr),
+        "main lines first (databases to 3 pieces)",
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.join("egdb"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let slices_of = |n: u32| {
+        engine::egdb::slice::slices_with(n)
+            .into_iter()
+            .filter(|s| names.contains(&format!("{}.egdb", s.name())))
+            .count()
+    };
+    for n in 2..=3 {
+        assert_eq!(
+            slices_of(n),
+            engine::egdb::slice::slices_with(n).len(),
+            "{n} pieces"
+        );
+    }
+    let four = slices_of(4);
+    let all_four = engine::egdb::slice::slices_with(4).len();
+    assert!(
+        four > 0 && four < all_four,
+        "{four} of {all_four} 4-piece slices built"
+    );
+    let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
+    let line = store.main_line(5).unwrap();
+    let last = line.last().unwrap().position;
+    assert!(last.piece_count() <= 6, "the line ends at {last:?}");
+    let reached = engine::egdb::reach::reachable_slices(&[last], 4);
+    assert!(!reached.is_empty());
+    for s in reached {
+        assert!(
+            names.contains(&format!("{}.egdb", s.name())),
+            "{} missing",
+            s.name()
+        );
+    }
+}
+
 #[test]
 fn bad_arguments_are_refused_with_a_reason() {
     let tmp = common::temp_dir("run-bad");

@@ -31,6 +31,18 @@ use std::sync::Arc;
 /// default for a first run.
 pub const DEFAULT_BALLOTS: [u32; 4] = [1, 2, 3, 4];
 
+/// Default of `--line-reach` from [`REACH_BUILD_FROM`] pieces on: the
+/// slices reachable from the lines' positions of up to one piece more
+/// than the databases (on the 16-ballot sample's lines, 766 of the 1,491
+/// slices of 7 pieces, 29.3 G of 34.2 G positions: docs/measurements.md,
+/// "Ballots").
+pub const LINE_REACH: u32 = 1;
+
+/// From this many pieces on, `ballots run` builds only the slices its
+/// lines need of the largest size ([`RunArgs::line_reach`]) by default;
+/// below it the whole set takes minutes at most.
+pub const REACH_BUILD_FROM: u32 = 7;
+
 /// Arguments of `checkers ballots run`.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -96,6 +108,15 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 2_000_000,
           value_parser = crate::limits::held(crate::limits::TABLE_ENTRY_BYTES))]
     pub table_entries: usize,
+    /// Build only the slices of the largest size that the searches may
+    /// enter from the main lines' positions of at most --egdb-pieces +
+    /// PIECES pieces (their last plies, where the walk works), instead of
+    /// the whole set; the lines are built first, with the databases one
+    /// piece smaller. The default with 7 pieces or more is 1 (the whole
+    /// 7-piece set is 1,491 slices and hours); below 7 the whole set is
+    /// built unless this is given. 0 to 8.
+    #[arg(long, value_name = "PIECES", value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub line_reach: Option<u32>,
     /// Published trunk lines (default: fortman-trunks.pdn in the data folder).
     #[arg(long, value_name = "FILE")]
     pub trunks: Option<PathBuf>,
@@ -287,6 +308,55 @@ fn run_ballot(
     Ok(summary)
 }
 
+/// The main lines of `chosen` (built now with the databases one piece
+/// smaller than `--egdb-pieces`, and stored, where the store has none),
+/// and their positions of at most `--egdb-pieces + reach` pieces:
+/// where the walk's searches start, so what decides which slices of the
+/// largest size to build ([`Needs::From`]).
+fn line_ends(
+    store: &Store,
+    chosen: &[&Ballot],
+    sources: &LineSources,
+    limits: &ExtendLimits,
+    pool: &rayon::ThreadPool,
+    args: &RunArgs,
+    reach: u32,
+) -> anyhow::Result<Vec<engine::Position>> {
+    let smaller = crate::oracle::open_egdb(args.egdb_pieces - 1, Needs::All)?;
+    let smaller: &dyn Oracle = smaller.as_ref();
+    let most = args.egdb_pieces + reach;
+    eprintln!(
+        "checkers: main lines first (databases to {} pieces), then the {}-piece slices that \
+         their positions of up to {most} pieces may reach",
+        args.egdb_pieces - 1,
+        args.egdb_pieces
+    );
+    let lines: Vec<anyhow::Result<Vec<engine::Position>>> = pool.install(|| {
+        chosen
+            .par_iter()
+            .map(|b| {
+                let mut searcher = Searcher::new(16);
+                let line = main_line(store, b, sources, &mut searcher, smaller, limits)
+                    .with_context(|| format!("ballot {}: main line", b.number))?;
+                Ok(ends_of(&line, most))
+            })
+            .collect()
+    });
+    let mut ends = Vec::new();
+    for l in lines {
+        ends.extend(l?);
+    }
+    Ok(ends)
+}
+
+/// The positions of `line` of at most `most` pieces.
+fn ends_of(line: &ballots::line::MainLine, most: u32) -> Vec<engine::Position> {
+    (0..=line.len())
+        .map(|ply| line.position(ply))
+        .filter(|p| p.piece_count() <= most)
+        .collect()
+}
+
 /// Runs `checkers ballots run`.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let budget = WalkBudget {
@@ -310,15 +380,33 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let chosen = choose(&deck, &args)?;
     let path = args.store.path();
     let store = Store::open(&path)?;
-    let oracle = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
-    let command: Vec<String> = std::env::args().collect();
-    let run_id = store.begin_run(&command.join(" "))?;
-    let live = LiveResults::load(&store)?;
+    let limits = ExtendLimits {
+        per_move: Limits {
+            depth: Some(args.line_depth),
+            ..Limits::default()
+        },
+        max_plies: 400,
+        settle_pieces: args.egdb_pieces,
+        quiet_plies: ExtendLimits::QUIET_PLIES,
+        shuffle_pieces: args.egdb_pieces + 1,
+    };
     let sources = load_sources(&args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .context("starting the worker threads")?;
+    let reach = args
+        .line_reach
+        .or((args.egdb_pieces >= REACH_BUILD_FROM).then_some(LINE_REACH));
+    let oracle = if let (Some(reach), 3..) = (reach, args.egdb_pieces) {
+        let ends = line_ends(&store, &chosen, &sources, &limits, &pool, &args, reach)?;
+        crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&ends))?
+    } else {
+        crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?
+    };
+    let command: Vec<String> = std::env::args().collect();
+    let run_id = store.begin_run(&command.join(" "))?;
+    let live = LiveResults::load(&store)?;
     let clock = if args.wall_clock { "wall" } else { "CPU" };
     eprintln!(
         "checkers: {} ballot(s), {threads} thread(s), {} {clock}-s per ballot, {} {clock}-s per \
@@ -363,16 +451,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         manager: args.manager,
         checkpoints,
         budget,
-        limits: ExtendLimits {
-            per_move: Limits {
-                depth: Some(args.line_depth),
-                ..Limits::default()
-            },
-            max_plies: 400,
-            settle_pieces: args.egdb_pieces,
-            quiet_plies: ExtendLimits::QUIET_PLIES,
-            shuffle_pieces: args.egdb_pieces + 1,
-        },
+        limits,
         stop: Arc::clone(&stop),
     };
     let bars = crate::progress::Bars::new();
