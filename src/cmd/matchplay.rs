@@ -28,6 +28,25 @@ use solver::proved::{ProvedOracle, ProvedPlayer};
 /// (draws) and a material margin (wins); writes PDN; prints W/D/L for A,
 /// the Elo difference with its 95% margin, and each player's mean time
 /// per move.
+/// How an engine of `--engine-cmd` reads Hub boards.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineBoard {
+    /// pydraughts' dialect: the board turned 180 degrees, colours swapped.
+    Pydraughts,
+    /// Square for square.
+    Literal,
+}
+
+impl EngineBoard {
+    /// The side-letter reading it stands for.
+    pub fn letters(self) -> engine::play::hub::SideLetters {
+        match self {
+            EngineBoard::Pydraughts => engine::play::hub::SideLetters::Pydraughts,
+            EngineBoard::Literal => engine::play::hub::SideLetters::Literal,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// Opponent: a command that speaks Hub (run by `sh -c`).
@@ -85,6 +104,13 @@ pub struct Args {
     /// killed and loses the game, and the match goes on with a new one.
     #[arg(long, default_value_t = 10.0, value_parser = crate::limits::seconds)]
     pub engine_margin: f64,
+    /// How the engine of --engine-cmd reads Hub `pos=` boards: pydraughts
+    /// (the board turned and the colours swapped, as pydraughts sends it
+    /// and this program's `hub` reads it by default) or literal (square for
+    /// square, as this program's `hub` read it before its pydraughts
+    /// dialect, e.g. commit 35e9425; docs/hub-protocol.txt).
+    #[arg(long, value_enum, default_value = "pydraughts")]
+    pub engine_board: EngineBoard,
     /// Player A plays with this proof store (read-only): proved positions
     /// are exact leaves, a proved root plays a move that keeps its value.
     /// Player B (with --self) plays without it.
@@ -165,6 +191,7 @@ impl Match<'_> {
             Some(cmd) => Box::new(HubPlayer::start(
                 cmd,
                 crate::limits::duration(a.engine_margin),
+                a.engine_board.letters(),
             )?),
             None => Box::new(EnginePlayer::new(
                 self.opts_b.clone(),

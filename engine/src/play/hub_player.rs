@@ -19,12 +19,20 @@ pub struct HubPlayer {
     command: String,
     /// What the engine may take past the time of its move.
     margin: Duration,
+    /// How the engine reads `pos=` boards.
+    board: SideLetters,
 }
 
 impl HubPlayer {
     /// Starts `command` (via `sh -c`) and runs the `hub`/`init` handshake,
-    /// which must be answered within `margin`.
-    pub fn start(command: &str, margin: Duration) -> Result<HubPlayer, PlayError> {
+    /// which must be answered within `margin`. Positions are sent as
+    /// `board` says the engine reads them (pydraughts' dialect, or
+    /// square for square).
+    pub fn start(
+        command: &str,
+        margin: Duration,
+        board: SideLetters,
+    ) -> Result<HubPlayer, PlayError> {
         // A process group of its own, so that the engine is killed with
         // whatever the shell started for it.
         let mut child = Command::new("sh")
@@ -55,6 +63,7 @@ impl HubPlayer {
             lines,
             command: command.to_string(),
             margin,
+            board,
         };
         p.send("hub")?;
         p.wait_for("wait", Duration::ZERO)?;
@@ -160,7 +169,7 @@ impl Player for HubPlayer {
         let moves: Vec<String> = game.moves.iter().map(hub_move).collect();
         self.send(&format!(
             "pos pos={} moves=\"{}\"",
-            hub_position(&game.start, SideLetters::Pydraughts),
+            hub_position(&game.start, self.board),
             moves.join(" ")
         ))?;
         let (level, time) = HubPlayer::level(tc, clock);
@@ -197,7 +206,12 @@ mod tests {
 
     #[test]
     fn an_engine_that_cannot_start_the_handshake_forfeits() {
-        let e = HubPlayer::start("exit 0", Duration::from_millis(500)).err();
+        let e = HubPlayer::start(
+            "exit 0",
+            Duration::from_millis(500),
+            SideLetters::Pydraughts,
+        )
+        .err();
         assert!(
             matches!(e, Some(PlayError::Forfeit(ref f)) if f.reason == "engine gone"),
             "{e:?}"
@@ -209,7 +223,8 @@ mod tests {
         // Answers the handshake, then plays 22-18 (illegal for Black).
         let script = "read a; echo wait; read a; echo ready; \
                       while read a; do case \"$a\" in go*) echo done move=22-18;; esac; done";
-        let mut b = HubPlayer::start(script, Duration::from_secs(5)).unwrap();
+        let mut b =
+            HubPlayer::start(script, Duration::from_secs(5), SideLetters::Pydraughts).unwrap();
         let mut a = EnginePlayer::new(SearchOptions::default(), 1, &NoOracle, 0);
         let referee = Referee::rules_only(10, 0);
         let tc = TimeControl::PerMove(Limits {
@@ -222,5 +237,43 @@ mod tests {
         assert_eq!(end.reason, "illegal move");
         let detail = end.forfeit.unwrap().1;
         assert!(detail.contains("not legal here"), "{detail}");
+    }
+
+    /// The board of a game that starts from a set-up position reaches the
+    /// engine in the dialect asked for: an engine that reads boards square
+    /// for square gets the literal board. The scripted engine answers a
+    /// legal move only when it received the literal board of the start.
+    #[test]
+    fn positions_are_sent_in_the_engines_dialect() {
+        let start = crate::notation::fen::parse_fen("W:W22,K30:B5").unwrap();
+        for (letters, expected) in [
+            (
+                SideLetters::Literal,
+                hub_position(&start, SideLetters::Literal),
+            ),
+            (
+                SideLetters::Pydraughts,
+                hub_position(&start, SideLetters::Pydraughts),
+            ),
+        ] {
+            assert_ne!(
+                hub_position(&start, SideLetters::Literal),
+                hub_position(&start, SideLetters::Pydraughts)
+            );
+            let script = format!(
+                "read a; echo wait; read a; echo ready; ok=no; \
+                 while read a; do case \"$a\" in \"pos pos={expected} \"*) ok=yes;; \
+                 go*) if [ $ok = yes ]; then echo done move=22-18; else echo done move=30-26; fi;; \
+                 esac; done"
+            );
+            let mut b = HubPlayer::start(&script, Duration::from_secs(5), letters).unwrap();
+            let record = GameRecord::new(start);
+            let tc = TimeControl::PerMove(Limits {
+                depth: Some(1),
+                ..Limits::default()
+            });
+            let mv = b.choose(&record, tc, 0.0).unwrap();
+            assert_eq!(hub_move(&mv), "22-18", "{letters:?}");
+        }
     }
 }
