@@ -107,8 +107,9 @@ pub struct Args {
     /// How the engine of --engine-cmd reads Hub `pos=` boards: pydraughts
     /// (the board turned and the colours swapped, as pydraughts sends it
     /// and this program's `hub` reads it by default) or literal (square for
-    /// square, as this program's `hub` read it before its pydraughts
-    /// dialect, e.g. commit 35e9425; docs/hub-protocol.txt).
+    /// square, `B` for Black to move; the engine is sent `set-param
+    /// name=side-letters value=literal` first, which this program's `hub`,
+    /// now and at commit 35e9425, takes; docs/hub-protocol.txt).
     #[arg(long, value_enum, default_value = "pydraughts")]
     pub engine_board: EngineBoard,
     /// Player A plays with this proof store (read-only): proved positions

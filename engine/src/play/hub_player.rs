@@ -27,7 +27,8 @@ impl HubPlayer {
     /// Starts `command` (via `sh -c`) and runs the `hub`/`init` handshake,
     /// which must be answered within `margin`. Positions are sent as
     /// `board` says the engine reads them (pydraughts' dialect, or
-    /// square for square).
+    /// square for square, asking the engine for that reading with
+    /// `set-param name=side-letters value=literal`).
     pub fn start(
         command: &str,
         margin: Duration,
@@ -67,6 +68,12 @@ impl HubPlayer {
         };
         p.send("hub")?;
         p.wait_for("wait", Duration::ZERO)?;
+        if board == SideLetters::Literal {
+            // Engines with this parameter (this program's `hub`) read the
+            // pydraughts dialect by default; others ignore it or say
+            // `error`, which no answer waited for starts with.
+            p.send("set-param name=side-letters value=literal")?;
+        }
         p.send("init")?;
         p.wait_for("ready", Duration::ZERO)?;
         Ok(p)
