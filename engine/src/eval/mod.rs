@@ -8,11 +8,40 @@
 //! [`features::phase`] (24 pieces = opening, 6 or fewer = endgame).
 
 pub mod features;
+pub mod learned;
 mod weights;
 
 pub use features::{features, phase, FEATURE_NAMES, N_FEATURES, PHASE_MAX};
+pub use learned::{Learned, LearnedError};
 
 use crate::board::Position;
+use std::sync::Arc;
+
+/// The evaluation a search uses: linear weights on the features, or the
+/// learned weights (features and board patterns, [`learned`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evaluator {
+    /// Linear in the features ([`Weights`]).
+    Linear(Weights),
+    /// The learned evaluation.
+    Learned(Arc<Learned>),
+}
+
+impl Evaluator {
+    /// The engine's default evaluation.
+    pub fn default_eval() -> Evaluator {
+        Evaluator::Linear(Weights::playing())
+    }
+
+    /// Evaluates `pos` in centi-men from the side to move's point of view.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        match self {
+            Evaluator::Linear(w) => w.evaluate(pos),
+            Evaluator::Learned(l) => l.evaluate(pos),
+        }
+    }
+}
 
 /// Opening and endgame weights, one pair per feature, in centi-men per
 /// unit of the feature.
