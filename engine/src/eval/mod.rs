@@ -6,6 +6,9 @@
 //! to move. Evaluation is linear in [`features::features`]: each feature
 //! has an opening weight and an endgame weight, blended by
 //! [`features::phase`] (24 pieces = opening, 6 or fewer = endgame).
+//! The search's default, [`Evaluator::default_eval`], is the learned
+//! evaluation ([`learned`]): the same features with fitted weights plus
+//! pattern tables, on the same scale.
 
 pub mod features;
 pub mod learned;
@@ -28,9 +31,15 @@ pub enum Evaluator {
 }
 
 impl Evaluator {
-    /// The engine's default evaluation.
+    /// The engine's default evaluation: the learned one (it beat the hand
+    /// weights in self-play matches, docs/measurements.md), or the
+    /// [`Weights::playing`] weights should the embedded file not load
+    /// (a test checks that it does).
     pub fn default_eval() -> Evaluator {
-        Evaluator::Linear(Weights::playing())
+        match Learned::embedded() {
+            Ok(l) => Evaluator::Learned(l),
+            Err(_) => Evaluator::Linear(Weights::playing()),
+        }
     }
 
     /// Evaluates `pos` in centi-men from the side to move's point of view.
