@@ -57,6 +57,8 @@ enum Command {
     Book(cmd::book::Args),
     /// Fit the evaluation weights to self-play game outcomes.
     Tune(cmd::tune::Args),
+    /// Train the learned evaluation (eval=learned): games, fit, weights file.
+    Train(cmd::train::Args),
     /// Prove the value of a position.
     Solve(cmd::solve::Args),
     /// Proof trees: verify, show, export.
@@ -126,6 +128,7 @@ fn main() {
         Command::Match(a) => cmd::matchplay::run(a),
         Command::Book(a) => cmd::book::run(a),
         Command::Tune(a) => cmd::tune::run(a),
+        Command::Train(a) => cmd::train::run(a),
         Command::Solve(a) => cmd::solve::run(a),
         Command::Proof(a) => cmd::proof::run(a),
         Command::Db(a) => cmd::db::run(a),

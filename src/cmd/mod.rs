@@ -15,4 +15,5 @@ pub mod proof;
 pub mod serve;
 pub mod show;
 pub mod solve;
+pub mod train;
 pub mod tune;

@@ -6,13 +6,51 @@
 //! to move. Evaluation is linear in [`features::features`]: each feature
 //! has an opening weight and an endgame weight, blended by
 //! [`features::phase`] (24 pieces = opening, 6 or fewer = endgame).
+//! The search's default, [`Evaluator::default_eval`], is the learned
+//! evaluation ([`learned`]): the same features with fitted weights plus
+//! pattern tables, on the same scale.
 
 pub mod features;
+pub mod learned;
 mod weights;
 
 pub use features::{features, phase, FEATURE_NAMES, N_FEATURES, PHASE_MAX};
+pub use learned::{Learned, LearnedError};
 
 use crate::board::Position;
+use std::sync::Arc;
+
+/// The evaluation a search uses: linear weights on the features, or the
+/// learned weights (features and board patterns, [`learned`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Evaluator {
+    /// Linear in the features ([`Weights`]).
+    Linear(Weights),
+    /// The learned evaluation.
+    Learned(Arc<Learned>),
+}
+
+impl Evaluator {
+    /// The engine's default evaluation: the learned one (it beat the hand
+    /// weights in self-play matches, docs/measurements.md), or the
+    /// [`Weights::playing`] weights should the embedded file not load
+    /// (a test checks that it does).
+    pub fn default_eval() -> Evaluator {
+        match Learned::embedded() {
+            Ok(l) => Evaluator::Learned(l),
+            Err(_) => Evaluator::Linear(Weights::playing()),
+        }
+    }
+
+    /// Evaluates `pos` in centi-men from the side to move's point of view.
+    #[inline]
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        match self {
+            Evaluator::Linear(w) => w.evaluate(pos),
+            Evaluator::Learned(l) => l.evaluate(pos),
+        }
+    }
+}
 
 /// Opening and endgame weights, one pair per feature, in centi-men per
 /// unit of the feature.

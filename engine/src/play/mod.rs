@@ -4,14 +4,16 @@
 //! referee that plays a game between two of them ([`referee`]), another
 //! engine over a pipe ([`hub_player`]), the Elo estimate of a match
 //! ([`elo`]), the time the players took ([`timing`]) and the fitting of
-//! the evaluation weights to self-play outcomes ([`tune`]) kept in a
-//! training data file ([`training`]). The command line's `play`, `hub`,
-//! `match` and `tune` are thin shells over these.
+//! the evaluation weights to self-play outcomes ([`tune`], and the learned
+//! evaluation's [`learn`]) kept in a training data file ([`training`]).
+//! The command line's `play`, `hub`, `match`, `tune` and `train` are thin
+//! shells over these.
 
 pub mod book;
 pub mod elo;
 pub mod hub;
 pub mod hub_player;
+pub mod learn;
 pub mod record;
 pub mod referee;
 pub mod schedule;

@@ -57,6 +57,66 @@ pub fn count_games(path: &Path) -> Result<usize, TrainingError> {
     Ok(games)
 }
 
+/// One game of the file: its number, result and quiet positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainingGame {
+    /// The game's number (its `#game` line).
+    pub number: usize,
+    /// The result for Black: 1, 0.5 or 0.
+    pub black_result: f32,
+    /// Its quiet positions, in the order played.
+    pub positions: Vec<Position>,
+}
+
+/// Every game of the file `path`, sorted by number (games are appended in
+/// the order they finish, which varies with the threads). A game is
+/// read whole or not at all: its positions must all carry the same result.
+pub fn read_games(path: &Path) -> Result<Vec<TrainingGame>, TrainingError> {
+    let mut games: Vec<TrainingGame> = Vec::new();
+    for_each_line(path, |n, line| {
+        let bad = |detail: String| TextFileError::Line {
+            path: path.to_path_buf(),
+            line: n,
+            detail,
+        };
+        if let Some(rest) = line.strip_prefix("#game ") {
+            let number = rest
+                .split_whitespace()
+                .next()
+                .and_then(|x| x.parse().ok())
+                .ok_or_else(|| bad("expected `#game NUMBER RESULT`".into()))?;
+            games.push(TrainingGame {
+                number,
+                black_result: 0.5,
+                positions: Vec::new(),
+            });
+            return Ok(());
+        }
+        if line.starts_with('#') || line.trim().is_empty() {
+            return Ok(());
+        }
+        let (fen, r) = line
+            .split_once('\t')
+            .ok_or_else(|| bad("expected FEN<tab>result".into()))?;
+        let pos = parse_fen(fen).map_err(|e| bad(e.to_string()))?;
+        let r: f32 = r
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("bad result {r:?}")))?;
+        let g = games
+            .last_mut()
+            .ok_or_else(|| bad("a position before any `#game` line".into()))?;
+        if !g.positions.is_empty() && g.black_result != r {
+            return Err(bad(format!("result {r} differs within game {}", g.number)).into());
+        }
+        g.black_result = r;
+        g.positions.push(pos);
+        Ok(())
+    })?;
+    games.sort_by_key(|g| g.number);
+    Ok(games)
+}
+
 /// Every position of the file `path` with its result, as training samples.
 pub fn read_samples(path: &Path) -> Result<Vec<Sample>, TrainingError> {
     let mut samples = Vec::new();
@@ -131,6 +191,11 @@ mod tests {
         std::fs::write(&path, &text).unwrap();
         assert_eq!(count_games(&path).unwrap(), 2);
         assert_eq!(read_samples(&path).unwrap().len(), 3);
+        let games = read_games(&path).unwrap();
+        assert_eq!(games.len(), 2);
+        assert_eq!((games[0].number, games[0].black_result), (0, 1.0));
+        assert_eq!(games[0].positions, vec![start, next]);
+        assert_eq!((games[1].number, games[1].black_result), (1, 0.5));
     }
 
     #[test]

@@ -93,7 +93,7 @@ pub fn self_play_game(
         pos = pos.play_unchecked(&opener.pick(&pos));
     }
     let options = SearchOptions {
-        weights,
+        eval: crate::eval::Evaluator::Linear(weights),
         ..SearchOptions::default()
     };
     let mut a = EnginePlayer::new(options.clone(), 4, &NoOracle, 0);

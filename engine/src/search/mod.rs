@@ -298,7 +298,7 @@ impl Searcher {
     /// Static evaluation with this searcher's weights.
     #[inline]
     pub fn evaluate(&self, pos: &Position) -> i32 {
-        self.options.weights.evaluate(pos)
+        self.options.eval.evaluate(pos)
     }
 
     /// Searches `pos` within `limits`. `history` is the game so far,

@@ -2,7 +2,8 @@
 //! Parsed from `key=value,key=value` text so that matches can compare two
 //! settings of the same engine.
 
-use crate::eval::Weights;
+use crate::eval::{Evaluator, Learned, Weights};
+use std::sync::Arc;
 use thiserror::Error;
 
 /// Why an options string could not be read.
@@ -11,6 +12,14 @@ pub enum OptionsError {
     /// A key that is not a known option.
     #[error("unknown search option {0:?} (known: {known})", known = KNOWN.join(", "))]
     UnknownKey(String),
+    /// A weights file that could not be used.
+    #[error("search option {key}: {detail}")]
+    Unusable {
+        /// The option.
+        key: String,
+        /// Why.
+        detail: String,
+    },
     /// A value that does not fit the option.
     #[error("bad value {value:?} for search option {key}")]
     BadValue {
@@ -21,7 +30,9 @@ pub enum OptionsError {
     },
 }
 
-const KNOWN: [&str; 16] = [
+const KNOWN: [&str; 18] = [
+    "eval",
+    "eval-file",
     "plain",
     "tt",
     "etc",
@@ -73,8 +84,8 @@ pub struct SearchOptions {
     pub reduce: bool,
     /// Draw differentiation for oracle draws.
     pub draw_diff: bool,
-    /// Evaluation weights.
-    pub weights: Weights,
+    /// The evaluation.
+    pub eval: Evaluator,
 }
 
 impl Default for SearchOptions {
@@ -94,7 +105,7 @@ impl Default for SearchOptions {
             ext_runaway: true,
             reduce: true,
             draw_diff: true,
-            weights: Weights::playing(),
+            eval: Evaluator::default_eval(),
         }
     }
 }
@@ -129,7 +140,7 @@ impl SearchOptions {
             ext_runaway: false,
             reduce: false,
             draw_diff: false,
-            weights: Weights::playing(),
+            eval: Evaluator::default_eval(),
         }
     }
 
@@ -137,7 +148,8 @@ impl SearchOptions {
     /// Keys: `plain` (no value: start from [`SearchOptions::plain`]),
     /// `tt etc order asp pvs restart qs ext-single ext-promo ext-recap
     /// ext-runaway reduce dd` (on/off, 1/0), `ext` (all extensions),
-    /// `step` (1 or 2), `eval` (`tuned`, `hand` or `material`).
+    /// `step` (1 or 2), `eval` (`tuned`, `hand`, `material` or `learned`),
+    /// `eval-file` (a learned-evaluation weights file to load).
     pub fn parse(text: &str) -> Result<SearchOptions, OptionsError> {
         let mut o = SearchOptions::default();
         for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -145,9 +157,9 @@ impl SearchOptions {
             let (k, v) = (k.trim(), v.trim());
             match k {
                 "plain" => {
-                    let w = o.weights;
+                    let w = o.eval;
                     o = SearchOptions::plain();
-                    o.weights = w;
+                    o.eval = w;
                 }
                 "tt" => o.tt = parse_bool(k, v)?,
                 "etc" => o.etc = parse_bool(k, v)?,
@@ -181,11 +193,26 @@ impl SearchOptions {
                         }
                     }
                 }
+                "eval-file" => {
+                    let l = Learned::load(std::path::Path::new(v)).map_err(|e| {
+                        OptionsError::Unusable {
+                            key: k.into(),
+                            detail: e.to_string(),
+                        }
+                    })?;
+                    o.eval = Evaluator::Learned(Arc::new(l));
+                }
                 "eval" => {
-                    o.weights = match v {
-                        "tuned" => Weights::playing(),
-                        "hand" => Weights::hand(),
-                        "material" => Weights::material(),
+                    o.eval = match v {
+                        "tuned" => Evaluator::Linear(Weights::playing()),
+                        "hand" => Evaluator::Linear(Weights::hand()),
+                        "material" => Evaluator::Linear(Weights::material()),
+                        "learned" => Evaluator::Learned(Learned::embedded().map_err(|e| {
+                            OptionsError::Unusable {
+                                key: k.into(),
+                                detail: e.to_string(),
+                            }
+                        })?),
                         _ => {
                             return Err(OptionsError::BadValue {
                                 key: k.into(),
@@ -210,7 +237,11 @@ mod tests {
         let o = SearchOptions::parse("plain,tt=on,eval=material,step=2").unwrap();
         assert!(o.tt && !o.etc && !o.pvs);
         assert_eq!(o.step, 2);
-        assert_eq!(o.weights, Weights::material());
+        assert_eq!(o.eval, Evaluator::Linear(Weights::material()));
+        let o = SearchOptions::parse("eval=learned").unwrap();
+        assert!(matches!(o.eval, Evaluator::Learned(_)));
+        let e = SearchOptions::parse("eval-file=/nonexistent/w.bin").unwrap_err();
+        assert!(e.to_string().contains("w.bin"), "{e}");
         assert!(SearchOptions::parse("bogus=1").is_err());
         assert!(SearchOptions::parse("tt=maybe").is_err());
         assert_eq!(SearchOptions::parse("").unwrap(), SearchOptions::default());
