@@ -95,14 +95,7 @@ pub fn read_games(path: &Path) -> Result<Vec<TrainingGame>, TrainingError> {
         if line.starts_with('#') || line.trim().is_empty() {
             return Ok(());
         }
-        let (fen, r) = line
-            .split_once('\t')
-            .ok_or_else(|| bad("expected FEN<tab>result".into()))?;
-        let pos = parse_fen(fen).map_err(|e| bad(e.to_string()))?;
-        let r: f32 = r
-            .trim()
-            .parse()
-            .map_err(|_| bad(format!("bad result {r:?}")))?;
+        let (pos, r) = position_line(line).map_err(bad)?;
         let g = games
             .last_mut()
             .ok_or_else(|| bad("a position before any `#game` line".into()))?;
@@ -117,6 +110,17 @@ pub fn read_games(path: &Path) -> Result<Vec<TrainingGame>, TrainingError> {
     Ok(games)
 }
 
+/// A `FEN<tab>result` line of a positions file: the position and Black's
+/// result, or what is wrong with it.
+fn position_line(line: &str) -> Result<(crate::board::Position, f32), String> {
+    let (fen, r) = line
+        .split_once('\t')
+        .ok_or_else(|| "expected FEN<tab>result".to_string())?;
+    let pos = parse_fen(fen).map_err(|e| e.to_string())?;
+    let r: f32 = r.trim().parse().map_err(|_| format!("bad result {r:?}"))?;
+    Ok((pos, r))
+}
+
 /// Every position of the file `path` with its result, as training samples.
 pub fn read_samples(path: &Path) -> Result<Vec<Sample>, TrainingError> {
     let mut samples = Vec::new();
@@ -129,14 +133,7 @@ pub fn read_samples(path: &Path) -> Result<Vec<Sample>, TrainingError> {
             line: n,
             detail,
         };
-        let (fen, r) = line
-            .split_once('\t')
-            .ok_or_else(|| bad("expected FEN<tab>result".into()))?;
-        let pos = parse_fen(fen).map_err(|e| bad(e.to_string()))?;
-        let r: f32 = r
-            .trim()
-            .parse()
-            .map_err(|_| bad(format!("bad result {r:?}")))?;
+        let (pos, r) = position_line(line).map_err(bad)?;
         samples.push(Sample::new(&pos, r));
         Ok(())
     })?;
