@@ -22,8 +22,10 @@ pub struct Args {
     pub engine: crate::cli::EngineArgs,
     /// Search options, `key=value,...` (see `engine::search::SearchOptions::parse`:
     /// plain, tt, etc, order, asp, pvs, step, restart, qs, ext, ext-single,
-    /// ext-promo, ext-recap, ext-runaway, reduce, dd, eval=tuned|hand|material|learned,
-    /// eval-file=FILE: a learned weights file).
+    /// ext-promo, ext-recap, ext-runaway, reduce, reduce-eval=1..1000 (the
+    /// reduction's evaluation margin, default 75), dd,
+    /// eval=tuned|hand|material|learned, eval-file=FILE: a learned weights
+    /// file).
     #[arg(long, default_value = "")]
     pub options: String,
     /// Print each completed iteration.

@@ -1040,7 +1040,7 @@ impl Searcher {
         }
         // Reduction: away from the principal variation, a node whose
         // material and evaluation (for the root's side) are both a man and
-        // three quarters of a man off the root's, either way, is searched
+        // `reduce_eval` (three quarters of a man) off the root's, either way, is searched
         // one ply shallower: the game is decided there.
         let mut depth = depth;
         if self.options.reduce && depth >= 3 && !pv_node && ply >= 2 {
@@ -1050,7 +1050,8 @@ impl Searcher {
             let (mat_r, ev_r) = if same { (mat, ev) } else { (-mat, -ev) };
             let dm = mat_r - self.root_material;
             let de = ev_r - self.root_eval;
-            if (dm <= -100 && de <= -75) || (dm >= 100 && de >= 75) {
+            let margin = self.options.reduce_eval;
+            if (dm <= -100 && de <= -margin) || (dm >= 100 && de >= margin) {
                 depth -= 1;
             }
         }

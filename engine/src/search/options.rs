@@ -30,7 +30,7 @@ pub enum OptionsError {
     },
 }
 
-const KNOWN: [&str; 18] = [
+const KNOWN: [&str; 19] = [
     "eval",
     "eval-file",
     "plain",
@@ -48,8 +48,12 @@ const KNOWN: [&str; 18] = [
     "ext-recap",
     "ext-runaway",
     "reduce",
+    "reduce-eval",
     "dd",
 ];
+
+/// Default of [`SearchOptions::reduce_eval`].
+pub const REDUCE_EVAL: i32 = 75;
 
 /// Which search enhancements are on. `Default` is the full engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,6 +86,10 @@ pub struct SearchOptions {
     /// Reduce lines where one side is a man or more down on the root
     /// without positional compensation.
     pub reduce: bool,
+    /// Evaluation margin of the reduction, in centi-men (1 to 1000): how
+    /// far the evaluation must be off the root's, with the material a man
+    /// off, for a node to be searched a ply shallower.
+    pub reduce_eval: i32,
     /// Draw differentiation for oracle draws.
     pub draw_diff: bool,
     /// The evaluation.
@@ -104,6 +112,7 @@ impl Default for SearchOptions {
             ext_recapture: false,
             ext_runaway: true,
             reduce: true,
+            reduce_eval: REDUCE_EVAL,
             draw_diff: true,
             eval: Evaluator::default_eval(),
         }
@@ -139,6 +148,7 @@ impl SearchOptions {
             ext_recapture: false,
             ext_runaway: false,
             reduce: false,
+            reduce_eval: REDUCE_EVAL,
             draw_diff: false,
             eval: Evaluator::default_eval(),
         }
@@ -180,6 +190,17 @@ impl SearchOptions {
                     o.ext_runaway = b;
                 }
                 "reduce" => o.reduce = parse_bool(k, v)?,
+                "reduce-eval" => {
+                    o.reduce_eval = match v.parse::<i32>() {
+                        Ok(m) if (1..=1000).contains(&m) => m,
+                        _ => {
+                            return Err(OptionsError::BadValue {
+                                key: k.into(),
+                                value: v.into(),
+                            })
+                        }
+                    }
+                }
                 "dd" => o.draw_diff = parse_bool(k, v)?,
                 "step" => {
                     o.step = match v {
@@ -244,6 +265,14 @@ mod tests {
         assert!(e.to_string().contains("w.bin"), "{e}");
         assert!(SearchOptions::parse("bogus=1").is_err());
         assert!(SearchOptions::parse("tt=maybe").is_err());
+        assert_eq!(
+            SearchOptions::parse("reduce-eval=50").unwrap().reduce_eval,
+            50
+        );
+        assert_eq!(SearchOptions::default().reduce_eval, REDUCE_EVAL);
+        for bad in ["reduce-eval=0", "reduce-eval=1001", "reduce-eval=x"] {
+            assert!(SearchOptions::parse(bad).is_err(), "{bad}");
+        }
         assert_eq!(SearchOptions::parse("").unwrap(), SearchOptions::default());
     }
 }
