@@ -14,9 +14,8 @@
 use ballots::deck::{Deck, Selection};
 use engine::eval::Weights;
 use engine::play::learn::{best_scale, fit, label, linear_loss, loss, FitSettings, Model};
-use engine::play::training::{game_text, read_games};
-use engine::play::tune::{self_play_game, SelfPlay};
-use rayon::prelude::*;
+use engine::play::training::read_games;
+use engine::play::tune::SelfPlay;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -135,33 +134,14 @@ fn generate(args: &Args) -> anyhow::Result<()> {
             todo.len()
         );
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&args.positions)
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", args.positions.display()))?;
-    let file = std::sync::Mutex::new(file);
-    let bar = crate::progress::terminal_bar(
-        todo.len() as u64,
-        "games {wide_bar} {pos}/{len} [{elapsed_precise}<{eta_precise}]",
-    );
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
-        let start = ballots[i % ballots.len()].position;
-        let (positions, outcome) = self_play_game(i, start, settings, Weights::hand())?;
-        let text = game_text(i, outcome, &positions, args.random_plies);
-        file.lock()
-            .map_err(|_| anyhow::anyhow!("a game writer failed"))?
-            .write_all(text.as_bytes())?;
-        bar.inc(1);
-        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if bar.is_hidden() && k.is_multiple_of(500) {
-            eprintln!("train: {k}/{} games", todo.len());
-        }
-        Ok(())
-    })?;
-    bar.finish_and_clear();
-    Ok(())
+    super::tune::append_games(
+        &args.positions,
+        &todo,
+        &ballots,
+        settings,
+        Weights::hand(),
+        "train",
+    )
 }
 
 /// Labels, fits and writes the weights file.

@@ -9,13 +9,13 @@
 //! `engine::play::training`; this command reads the ballots, appends the
 //! games as they finish and writes the weights.
 
-use ballots::deck::{Deck, Selection};
+use ballots::deck::{Ballot, Deck, Selection};
 use engine::eval::{Weights, FEATURE_NAMES};
 use engine::play::training::{count_games, game_text, read_samples};
 use engine::play::tune::{fit, self_play_game, Fit, SelfPlay};
 use rayon::prelude::*;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Fit the evaluation weights to self-play outcomes and write them as
 /// Rust source (engine/src/eval/weights.rs) for the engine to embed.
@@ -55,6 +55,49 @@ pub struct Args {
     pub threads: usize,
 }
 
+/// Plays self-play games `todo` (game `i` from ballot `i` of `ballots`,
+/// in turn, seeded by `i`) on the current thread pool and appends each to
+/// the positions file `path` as it finishes, with a progress bar (a line
+/// on stderr every 500 games, headed `who`, when the bar is hidden). For
+/// `checkers tune` and `checkers train generate`, which play the same
+/// games.
+pub(crate) fn append_games(
+    path: &Path,
+    todo: &[usize],
+    ballots: &[&Ballot],
+    settings: SelfPlay,
+    weights: Weights,
+    who: &str,
+) -> anyhow::Result<()> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
+    let file = std::sync::Mutex::new(file);
+    let bar = crate::progress::terminal_bar(
+        todo.len() as u64,
+        "games {wide_bar} {pos}/{len} [{elapsed_precise}<{eta_precise}]",
+    );
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
+        let start = ballots[i % ballots.len()].position;
+        let (positions, outcome) = self_play_game(i, start, settings, weights)?;
+        let text = game_text(i, outcome, &positions, settings.random_plies);
+        file.lock()
+            .map_err(|_| anyhow::anyhow!("a game writer failed"))?
+            .write_all(text.as_bytes())?;
+        bar.inc(1);
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        if bar.is_hidden() && k.is_multiple_of(500) {
+            eprintln!("{who}: {k}/{} games", todo.len());
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    Ok(())
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let play_weights = match args.play_eval.as_str() {
@@ -76,32 +119,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             args.data.display()
         );
     }
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&args.data)
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", args.data.display()))?;
-    let file = std::sync::Mutex::new(file);
     let pool = crate::cli::thread_pool(Some(args.threads.max(1)))?;
     let todo: Vec<usize> = (have..args.games).collect();
-    let bar = crate::progress::terminal_bar(todo.len() as u64, "{wide_bar} {pos}/{len}");
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    pool.install(|| {
-        todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
-            let start = ballots[i % ballots.len()].position;
-            let (positions, outcome) = self_play_game(i, start, settings, play_weights)?;
-            let text = game_text(i, outcome, &positions, args.random_plies);
-            file.lock().expect("lock").write_all(text.as_bytes())?;
-            bar.inc(1);
-            let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if bar.is_hidden() && k.is_multiple_of(100) {
-                eprintln!("tune: {k}/{} games", todo.len());
-            }
-            Ok(())
-        })
-    })?;
-    bar.finish_and_clear();
-    drop(file);
+    pool.install(|| append_games(&args.data, &todo, &ballots, settings, play_weights, "tune"))?;
 
     let samples = read_samples(&args.data).map_err(|e| anyhow::anyhow!("--data {e}"))?;
     anyhow::ensure!(
