@@ -322,9 +322,23 @@ fn line_ends(
     args: &RunArgs,
     reach: u32,
 ) -> anyhow::Result<Vec<engine::Position>> {
+    let most = args.egdb_pieces + reach;
+    // Lines already stored need no databases: a rerun opens none here.
+    let mut ends = Vec::new();
+    let mut missing = Vec::new();
+    for b in chosen {
+        match ballots::plan::stored_line(store, b.number)
+            .with_context(|| format!("ballot {}: main line", b.number))?
+        {
+            Some(line) => ends.extend(ends_of(&line, most)),
+            None => missing.push(*b),
+        }
+    }
+    if missing.is_empty() {
+        return Ok(ends);
+    }
     let smaller = crate::oracle::open_egdb(args.egdb_pieces - 1, Needs::All)?;
     let smaller: &dyn Oracle = smaller.as_ref();
-    let most = args.egdb_pieces + reach;
     eprintln!(
         "checkers: main lines first (databases to {} pieces), then the {}-piece slices that \
          their positions of up to {most} pieces may reach",
@@ -332,7 +346,7 @@ fn line_ends(
         args.egdb_pieces
     );
     let lines: Vec<anyhow::Result<Vec<engine::Position>>> = pool.install(|| {
-        chosen
+        missing
             .par_iter()
             .map(|b| {
                 let mut searcher = Searcher::new(16);
@@ -342,7 +356,6 @@ fn line_ends(
             })
             .collect()
     });
-    let mut ends = Vec::new();
     for l in lines {
         ends.extend(l?);
     }
