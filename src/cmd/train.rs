@@ -12,7 +12,7 @@
 //! format `engine::eval::learned`.
 
 use ballots::deck::{Deck, Selection};
-use engine::eval::Weights;
+use engine::eval::{Evaluator, Weights};
 use engine::play::learn::{best_scale, fit, label, linear_loss, loss, FitSettings, Model};
 use engine::play::training::read_games;
 use engine::play::tune::SelfPlay;
@@ -53,6 +53,12 @@ pub struct Args {
     /// Search depth of the self-play moves (1 to 100).
     #[arg(long, default_value_t = 6, value_parser = crate::limits::depth)]
     pub depth: u32,
+    /// The evaluation both sides of the self-play games use: hand (the
+    /// hand weights, which played the games of the committed weights),
+    /// tuned, learned (the weights in the build), or a weights file.
+    /// Games already in the data file are kept as they are.
+    #[arg(long, default_value = "hand")]
+    pub play_eval: String,
     /// Plies at the start of each game chosen at random among moves
     /// within 25 centi-men of the best, at most 200; their positions are
     /// not kept.
@@ -139,9 +145,21 @@ fn generate(args: &Args) -> anyhow::Result<()> {
         &todo,
         &ballots,
         settings,
-        Weights::hand(),
+        &play_eval(&args.play_eval)?,
         "train",
     )
+}
+
+/// The evaluation named by `--play-eval`: hand, tuned, learned or a
+/// weights file.
+fn play_eval(name: &str) -> anyhow::Result<Evaluator> {
+    let option = match name {
+        "hand" | "tuned" | "learned" => format!("eval={name}"),
+        file => format!("eval-file={file}"),
+    };
+    let options = engine::search::SearchOptions::parse(&option)
+        .map_err(|e| anyhow::anyhow!("--play-eval {name}: {e}"))?;
+    Ok(options.eval)
 }
 
 /// Labels, fits and writes the weights file.

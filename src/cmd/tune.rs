@@ -10,7 +10,7 @@
 //! games as they finish and writes the weights.
 
 use ballots::deck::{Ballot, Deck, Selection};
-use engine::eval::{Weights, FEATURE_NAMES};
+use engine::eval::{Evaluator, Weights, FEATURE_NAMES};
 use engine::play::training::{count_games, game_text, read_samples};
 use engine::play::tune::{fit, self_play_game, Fit, SelfPlay};
 use rayon::prelude::*;
@@ -66,7 +66,7 @@ pub(crate) fn append_games(
     todo: &[usize],
     ballots: &[&Ballot],
     settings: SelfPlay,
-    weights: Weights,
+    eval: &Evaluator,
     who: &str,
 ) -> anyhow::Result<()> {
     let file = std::fs::OpenOptions::new()
@@ -82,7 +82,7 @@ pub(crate) fn append_games(
     let done = std::sync::atomic::AtomicUsize::new(0);
     todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
         let start = ballots[i % ballots.len()].position;
-        let (positions, outcome) = self_play_game(i, start, settings, weights)?;
+        let (positions, outcome) = self_play_game(i, start, settings, eval)?;
         let text = game_text(i, outcome, &positions, settings.random_plies);
         file.lock()
             .map_err(|_| anyhow::anyhow!("a game writer failed"))?
@@ -101,8 +101,8 @@ pub(crate) fn append_games(
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
     let play_weights = match args.play_eval.as_str() {
-        "hand" => Weights::hand(),
-        "tuned" => Weights::playing(),
+        "hand" => Evaluator::Linear(Weights::hand()),
+        "tuned" => Evaluator::Linear(Weights::playing()),
         o => anyhow::bail!("--play-eval {o:?}: expected hand or tuned"),
     };
     let deck = Deck::locate(args.ballots_file.as_deref())?;
@@ -121,7 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let pool = crate::cli::thread_pool(Some(args.threads.max(1)))?;
     let todo: Vec<usize> = (have..args.games).collect();
-    pool.install(|| append_games(&args.data, &todo, &ballots, settings, play_weights, "tune"))?;
+    pool.install(|| append_games(&args.data, &todo, &ballots, settings, &play_weights, "tune"))?;
 
     let samples = read_samples(&args.data).map_err(|e| anyhow::anyhow!("--data {e}"))?;
     anyhow::ensure!(

@@ -51,7 +51,10 @@ pub struct SelfPlay {
     pub random_plies: usize,
 }
 
-/// Plays the first plies at random among near-best moves.
+/// Plays the first plies at random among near-best moves, ranked by
+/// depth-2 searches with the tuned linear weights whatever the game's
+/// evaluation (they were the engine's default when the committed training
+/// games were played, so game N stays the game it was).
 struct Opener {
     searcher: Searcher,
     rng: XorShift64,
@@ -70,17 +73,24 @@ impl Opener {
     }
 }
 
-/// Self-play game number `i` from `start` with `weights` on both sides:
+/// Self-play game number `i` from `start` with the evaluation `eval` on
+/// both sides:
 /// the positions it passed through and its outcome. The same `i`, start
 /// and settings give the same game.
 pub fn self_play_game(
     i: usize,
     start: Position,
     settings: SelfPlay,
-    weights: Weights,
+    eval: &crate::eval::Evaluator,
 ) -> Result<(Vec<Position>, GameOutcome), PlayError> {
     let mut opener = Opener {
-        searcher: Searcher::new(1),
+        searcher: Searcher::with_options(
+            1,
+            SearchOptions {
+                eval: crate::eval::Evaluator::Linear(Weights::playing()),
+                ..SearchOptions::default()
+            },
+        ),
         rng: XorShift64::new(
             crate::rng::DEFAULT_SEED ^ (i as u64 + 1).wrapping_mul(0x2545_F491_4F6C_DD1D),
         ),
@@ -93,7 +103,7 @@ pub fn self_play_game(
         pos = pos.play_unchecked(&opener.pick(&pos));
     }
     let options = SearchOptions {
-        eval: crate::eval::Evaluator::Linear(weights),
+        eval: eval.clone(),
         ..SearchOptions::default()
     };
     let mut a = EnginePlayer::new(options.clone(), 4, &NoOracle, 0);
@@ -223,8 +233,9 @@ mod tests {
             depth: 1,
             random_plies: 2,
         };
-        let a = self_play_game(3, Position::initial(), s, Weights::hand()).unwrap();
-        let b = self_play_game(3, Position::initial(), s, Weights::hand()).unwrap();
+        let hand = crate::eval::Evaluator::Linear(Weights::hand());
+        let a = self_play_game(3, Position::initial(), s, &hand).unwrap();
+        let b = self_play_game(3, Position::initial(), s, &hand).unwrap();
         assert_eq!(a.0, b.0);
         assert_eq!(a.1, b.1);
         assert_ne!(a.1, GameOutcome::Unfinished);
