@@ -46,6 +46,11 @@ pub struct Args {
     /// path.
     #[arg(long, default_value = "train-positions.tsv")]
     pub positions: PathBuf,
+    /// More positions files whose games the fit also uses (an earlier
+    /// generation's games, say); `generate` does not touch them. Games of
+    /// the same number in two files are two games, held out together.
+    #[arg(long, value_name = "FILE")]
+    pub fit_also: Vec<PathBuf>,
     /// Self-play games in the data file (games already there count), at
     /// most 1000000.
     #[arg(long, default_value_t = 20000, value_parser = crate::limits::whole::<usize>(1, 1_000_000, "games"))]
@@ -164,7 +169,10 @@ fn play_eval(name: &str) -> anyhow::Result<Evaluator> {
 
 /// Labels, fits and writes the weights file.
 fn fit_and_export(args: &Args) -> anyhow::Result<()> {
-    let games = read_games(&args.positions).map_err(|e| anyhow::anyhow!("--positions {e}"))?;
+    let mut games = read_games(&args.positions).map_err(|e| anyhow::anyhow!("--positions {e}"))?;
+    for file in &args.fit_also {
+        games.extend(read_games(file).map_err(|e| anyhow::anyhow!("--fit-also {e}"))?);
+    }
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let l = label(&games, oracle.as_ref(), args.egdb_pieces, args.keep_exact);
     anyhow::ensure!(

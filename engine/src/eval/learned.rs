@@ -5,10 +5,13 @@
 //! The board is seen from the side to move (White to move is evaluated
 //! on [`Position::black_to_move_view`], so one set of tables serves both
 //! colours and the evaluation is antisymmetric by construction). Squares
-//! are bits 0-31, four to a row, so the eight bits `4w..4w+8` are two
-//! adjacent rows: [`WINDOWS`] overlapping windows, each a table of
-//! [`CELLS`] values indexed by the base-3 code of its squares (0 empty,
-//! 1 a piece of the side to move, 2 an opponent's piece, man or king).
+//! are bits 0-31, four to a row. A window is eight squares: two adjacent
+//! rows (the bits `4r..4r+8`, [`ROW_WINDOWS`] of them), or a block of
+//! four rows by two squares of each row (a 4x4 region of the board, left,
+//! centre or right: [`BLOCK_WINDOWS`] of them). Each of the [`WINDOWS`]
+//! windows has a table of [`CELLS`] values indexed by the base-3 code of
+//! its squares (0 empty, 1 a piece of the side to move, 2 an opponent's
+//! piece, man or king).
 //! Every weight has an opening and an endgame value, blended by
 //! [`phase`] as the hand evaluation is.
 //!
@@ -18,6 +21,8 @@
 //! weights as little-endian `i16` in units of `1 / 2^frac_bits`
 //! centi-men. A file that is truncated, of another version or shape, or
 //! whose checksum does not match is a [`LearnedError`], never a panic.
+//! A version 1 file (the row windows only, before the blocks) still
+//! loads, its blocks weighing nothing.
 
 use super::features::{features, phase, N_FEATURES, PHASE_MAX};
 use crate::board::Position;
@@ -25,14 +30,19 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use thiserror::Error;
 
-/// Number of pattern windows (two rows each, one row apart).
-pub const WINDOWS: usize = 7;
+/// Windows of two adjacent rows (rows `r, r + 1` for `r` in `0..7`).
+pub const ROW_WINDOWS: usize = 7;
+/// Windows of four rows by two squares of each row (first row `0..5`,
+/// first square of the row `0..3`).
+pub const BLOCK_WINDOWS: usize = 15;
+/// Number of pattern windows: the row windows, then the blocks.
+pub const WINDOWS: usize = ROW_WINDOWS + BLOCK_WINDOWS;
 /// Squares in a window.
 pub const WINDOW_SQUARES: usize = 8;
 /// Entries of a window's table: `3^8`.
 pub const CELLS: usize = 6561;
 /// Version of the weights file format.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Magic bytes that open a weights file.
 pub const MAGIC: [u8; 4] = *b"CKLE";
 /// Bytes of the header.
@@ -89,13 +99,25 @@ const BASE3: [u16; 256] = {
     t
 };
 
+/// The eight squares of window `w` in `bits`, as the low byte: a row
+/// window's two rows in order; a block's squares row by row, two a row.
+#[inline(always)]
+pub fn window_bits(bits: u32, w: usize) -> usize {
+    if w < ROW_WINDOWS {
+        ((bits >> (4 * w)) & 0xFF) as usize
+    } else {
+        let b = w - ROW_WINDOWS;
+        let (row, col) = (b / 3, b % 3);
+        let y = bits >> (4 * row + col);
+        ((y & 0x3) | ((y >> 2) & 0xC) | ((y >> 4) & 0x30) | ((y >> 6) & 0xC0)) as usize
+    }
+}
+
 /// The table index of window `w` for the side to move's pieces `us` and
 /// the opponent's `them` (disjoint bitboards, in the side to move's view).
 #[inline(always)]
 pub fn window_index(us: u32, them: u32, w: usize) -> usize {
-    let shift = 4 * w;
-    BASE3[((us >> shift) & 0xFF) as usize] as usize
-        + 2 * BASE3[((them >> shift) & 0xFF) as usize] as usize
+    BASE3[window_bits(us, w)] as usize + 2 * BASE3[window_bits(them, w)] as usize
 }
 
 /// The pattern indices of `pos`, one per window, from the side to move's
@@ -184,11 +206,14 @@ impl Learned {
             return Err(bad("no CKLE header".into()));
         }
         let version = u32_at(bytes, 4);
-        if version != VERSION {
-            return Err(bad(format!("version {version}, expected {VERSION}")));
-        }
+        // Version 1 had the row windows only.
+        let windows = match version {
+            VERSION => WINDOWS,
+            1 => ROW_WINDOWS,
+            _ => return Err(bad(format!("version {version}, expected {VERSION}"))),
+        };
         let shape = [u32_at(bytes, 8), u32_at(bytes, 12), u32_at(bytes, 16)];
-        let want = [WINDOWS as u32, CELLS as u32, N_FEATURES as u32];
+        let want = [windows as u32, CELLS as u32, N_FEATURES as u32];
         if shape != want {
             return Err(bad(format!(
                 "shape windows/cells/features {shape:?}, expected {want:?}"
@@ -198,18 +223,21 @@ impl Learned {
         if frac_bits > 8 {
             return Err(bad(format!("{frac_bits} fraction bits, at most 8")));
         }
-        if bytes.len() != FILE_BYTES {
-            return Err(bad(format!("{} bytes, expected {FILE_BYTES}", bytes.len())));
+        let size = HEADER_BYTES + 2 * (2 * N_FEATURES + 2 * windows * CELLS);
+        if bytes.len() != size {
+            return Err(bad(format!("{} bytes, expected {size}", bytes.len())));
         }
         let sum = u64::from_le_bytes(bytes[24..32].try_into().expect("8 bytes"));
         let payload = &bytes[HEADER_BYTES..];
         if fnv1a(payload) != sum {
             return Err(bad("checksum mismatch".into()));
         }
-        let w: Vec<i16> = payload
+        let mut w: Vec<i16> = payload
             .chunks_exact(2)
             .map(|c| i16::from_le_bytes([c[0], c[1]]))
             .collect();
+        // A version 1 file's blocks weigh nothing.
+        w.resize(N_WEIGHTS, 0);
         Ok(Learned::from_weights(&w, frac_bits))
     }
 
@@ -333,6 +361,21 @@ mod tests {
         // The window at offset 4w reads squares 4w..4w+8.
         assert_eq!(window_index(1 << 8, 0, 2), 1);
         assert_eq!(window_index(0, 1 << 31, 6), 2 * 3usize.pow(7));
+        // A block: rows 2-5, squares 1 and 2 of each row (bits 9, 10,
+        // 13, 14, 17, 18, 21, 22) in that order.
+        let block = ROW_WINDOWS + 2 * 3 + 1;
+        for (j, bit) in [9, 10, 13, 14, 17, 18, 21, 22].into_iter().enumerate() {
+            assert_eq!(window_bits(1 << bit, block), 1 << j);
+        }
+        assert_eq!(window_bits(!0x0066_6600, block), 0);
+        // Every square is in some block, and each block has 8 squares.
+        let mut covered = 0u32;
+        for w in ROW_WINDOWS..WINDOWS {
+            let squares = (0..32).filter(|&b| window_bits(1 << b, w) != 0);
+            assert_eq!(squares.clone().count(), 8);
+            covered |= squares.fold(0, |a, b| a | 1 << b);
+        }
+        assert_eq!(covered, !0);
     }
 
     #[test]
@@ -367,10 +410,23 @@ mod tests {
             .to_string();
         assert!(e.contains("copy.bin") && e.contains("checksum"), "{e}");
         // Another version, a truncated file, something else altogether.
-        let mut v2 = bytes.clone();
-        v2[4] = 2;
-        let e = Learned::from_bytes(&v2, "x").unwrap_err().to_string();
-        assert!(e.contains("version 2"), "{e}");
+        let mut v3 = bytes.clone();
+        v3[4] = 3;
+        let e = Learned::from_bytes(&v3, "x").unwrap_err().to_string();
+        assert!(e.contains("version 3"), "{e}");
+        // A version 1 file: the row windows only, the blocks zero.
+        let rows = 2 * N_FEATURES + 2 * ROW_WINDOWS * CELLS;
+        let w = l.weights();
+        let payload: Vec<u8> = w[..rows].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut v1 = bytes[..HEADER_BYTES].to_vec();
+        v1[4] = 1;
+        v1[8] = ROW_WINDOWS as u8;
+        v1[24..32].copy_from_slice(&fnv1a(&payload).to_le_bytes());
+        v1.extend_from_slice(&payload);
+        let old = Learned::from_bytes(&v1, "v1").unwrap();
+        assert_eq!(old.weights()[..rows], w[..rows]);
+        assert!(old.weights()[rows..].iter().all(|&x| x == 0));
+        assert!(Learned::from_bytes(&v1[..v1.len() - 2], "v1").is_err());
         let e = Learned::from_bytes(&bytes[..1000], "x")
             .unwrap_err()
             .to_string();
