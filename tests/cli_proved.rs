@@ -169,7 +169,7 @@ fn a_book_built_from_a_store_is_played_by_default_when_present() {
 fn the_engine_keeps_every_proved_value_of_a_ballot_run_store() {
     let tmp = common::temp_dir("proved-keep");
     let dir = tmp.path();
-    let out = common::ballots_run(dir, &["--ballot", "5"])
+    let out = common::ballots_run(dir, &["--ballot", "12"])
         .args(["--budget", "6", "--position-budget", "3"])
         .output()
         .unwrap();
