@@ -24,18 +24,7 @@ fn checkers(dir: &Path, args: &[&str]) -> common::Ran {
 /// `checkers ARGS` in `dir` with `stdin` as its input, on an empty
 /// database folder that is not built, killed after a minute.
 fn checkers_with_input(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> common::Ran {
-    let egdb = dir.join("egdb");
-    std::fs::create_dir_all(&egdb).unwrap();
-    common::run_checkers(
-        args,
-        dir,
-        &[
-            ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-            ("CHECKERS_EGDB_BUILD", "no"),
-        ],
-        stdin,
-        Duration::from_secs(60),
-    )
+    common::run_in_without_databases(dir, args, stdin)
 }
 
 /// Proves [`WIN`] with df-pn into the store `s.sqlite` in `dir`.

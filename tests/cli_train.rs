@@ -6,22 +6,10 @@
 mod common;
 
 use std::path::Path;
-use std::time::Duration;
 
 /// `checkers ARGS` in `dir` without databases, killed after a minute.
 fn checkers(dir: &Path, args: &[&str]) -> common::Ran {
-    let egdb = dir.join("egdb");
-    std::fs::create_dir_all(&egdb).unwrap();
-    common::run_checkers(
-        args,
-        dir,
-        &[
-            ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-            ("CHECKERS_EGDB_BUILD", "no"),
-        ],
-        None,
-        Duration::from_secs(60),
-    )
+    common::run_in_without_databases(dir, args, None)
 }
 
 /// `train generate` of 30 quick games into `file`, the players using

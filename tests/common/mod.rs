@@ -98,6 +98,20 @@ pub fn run_checkers(
     }
 }
 
+/// Runs `checkers ARGS` in `dir`, with `dir/egdb` as an empty database
+/// folder that is not built, `stdin` as its input, killed after a
+/// minute.
+#[allow(dead_code)]
+pub fn run_in_without_databases(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Ran {
+    let egdb = dir.join("egdb");
+    std::fs::create_dir_all(&egdb).unwrap();
+    let env = [
+        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
+        ("CHECKERS_EGDB_BUILD", "no"),
+    ];
+    run_checkers(args, dir, &env, stdin, Duration::from_secs(60))
+}
+
 /// Runs `checkers ARGS` in a fresh folder named after `name`, with an
 /// empty database folder that is not built (`CHECKERS_EGDB_BUILD=no`),
 /// `stdin` as its input, killed after 20 s.
