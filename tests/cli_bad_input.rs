@@ -214,7 +214,7 @@ fn item_8_endless_files_are_refused_not_read_into_memory() {
         assert!(!r.crashed(), "{r:?}");
         let r = run(&[
             "tune",
-            "--data",
+            "--positions",
             dev,
             "--games",
             "1",

@@ -132,7 +132,7 @@ fn base(path: &str, shared: &Shared) -> Vec<String> {
             "0",
             "--iterations",
             "1",
-            "--data",
+            "--positions",
             "t.tsv",
             "--out",
             "w.rs",

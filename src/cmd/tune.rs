@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 /// Rust source (engine/src/eval/weights.rs) for the engine to embed.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Self-play games to generate (games already in --data count), at
+    /// Self-play games to generate (games already in --positions count), at
     /// most 1000000.
     #[arg(long, default_value_t = 2000, value_parser = crate::limits::whole::<usize>(1, 1_000_000, "games"))]
     pub games: usize,
@@ -38,8 +38,10 @@ pub struct Args {
     /// Training positions: appended to as games finish, read back on a
     /// restart (so an interrupted run resumes). A regular file or a new
     /// path; lines longer than 64 KiB are refused.
+    /// (`--positions`, as in `checkers train`: `--data` is the shared
+    /// data folder of every command.)
     #[arg(long, default_value = "tune-positions.tsv")]
-    pub data: PathBuf,
+    pub positions: PathBuf,
     /// The ballots table (default: as for `ballots list`: --data,
     /// $CHECKERS_DATA, ../shared/data, beside the checkout, built in).
     #[arg(long)]
@@ -112,18 +114,27 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         random_plies: args.random_plies,
     };
     // Resume: count the games already in the data file.
-    let have = count_games(&args.data).map_err(|e| anyhow::anyhow!("--data {e}"))?;
+    let have = count_games(&args.positions).map_err(|e| anyhow::anyhow!("--positions {e}"))?;
     if have > 0 {
         eprintln!(
             "tune: {} has {have} games; generating the rest",
-            args.data.display()
+            args.positions.display()
         );
     }
     let pool = crate::cli::thread_pool(Some(args.threads.max(1)))?;
     let todo: Vec<usize> = (have..args.games).collect();
-    pool.install(|| append_games(&args.data, &todo, &ballots, settings, &play_weights, "tune"))?;
+    pool.install(|| {
+        append_games(
+            &args.positions,
+            &todo,
+            &ballots,
+            settings,
+            &play_weights,
+            "tune",
+        )
+    })?;
 
-    let samples = read_samples(&args.data).map_err(|e| anyhow::anyhow!("--data {e}"))?;
+    let samples = read_samples(&args.positions).map_err(|e| anyhow::anyhow!("--positions {e}"))?;
     anyhow::ensure!(
         samples.len() > 1000,
         "only {} training positions",
