@@ -34,8 +34,9 @@ pub enum Step {
 /// from their results and the endgame databases, a logistic fit, and the
 /// weights file the build embeds (engine/src/eval/learned.bin). Game N is
 /// always the same game (its random opening plies are seeded by N) and the
-/// fit is the same with any number of threads, so a run reproduces the
-/// committed weights (the command is in docs/measurements.md).
+/// fit is the same with any number of threads, so runs reproduce the
+/// committed weights (scripts/train-learned.sh plays their two
+/// generations of games and fits them).
 #[derive(clap::Args)]
 pub struct Args {
     /// What to run: all, generate or fit.

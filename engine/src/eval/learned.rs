@@ -210,7 +210,7 @@ impl Learned {
         let windows = match version {
             VERSION => WINDOWS,
             1 => ROW_WINDOWS,
-            _ => return Err(bad(format!("version {version}, expected {VERSION}"))),
+            _ => return Err(bad(format!("version {version}, expected {VERSION} (or 1)"))),
         };
         let shape = [u32_at(bytes, 8), u32_at(bytes, 12), u32_at(bytes, 16)];
         let want = [windows as u32, CELLS as u32, N_FEATURES as u32];
