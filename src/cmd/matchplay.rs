@@ -23,11 +23,6 @@ use engine::search::{SearchOptions, Searcher};
 use engine::{Color, Oracle, Position};
 use solver::proved::{ProvedOracle, ProvedPlayer};
 
-/// Play a match over the ballots: each ballot with both colours;
-/// adjudicates with the oracle, three-fold repetition and a move limit
-/// (draws) and a material margin (wins); writes PDN; prints W/D/L for A,
-/// the Elo difference with its 95% margin, and each player's mean time
-/// per move.
 /// How an engine of `--engine-cmd` reads Hub boards.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EngineBoard {
@@ -47,6 +42,11 @@ impl EngineBoard {
     }
 }
 
+/// Play a match over the ballots: each ballot with both colours;
+/// adjudicates with the oracle, three-fold repetition and a move limit
+/// (draws) and a material margin (wins); writes PDN; prints W/D/L for A,
+/// the Elo difference with its 95% margin, and each player's mean time
+/// per move.
 #[derive(clap::Args)]
 pub struct Args {
     /// Opponent: a command that speaks Hub (run by `sh -c`).

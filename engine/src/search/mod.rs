@@ -1039,9 +1039,10 @@ impl Searcher {
             }
         }
         // Reduction: away from the principal variation, a node whose
-        // material and evaluation (for the root's side) are both a man and
-        // `reduce_eval` (three quarters of a man) off the root's, either way, is searched
-        // one ply shallower: the game is decided there.
+        // material and evaluation (for the root's side) are a man and
+        // `reduce_eval` (default three quarters of a man) off the root's,
+        // the same way, is searched one ply shallower: the game is
+        // decided there.
         let mut depth = depth;
         if self.options.reduce && depth >= 3 && !pv_node && ply >= 2 {
             let mat = eval::material(pos);
