@@ -12,7 +12,7 @@
 //! format `engine::eval::learned`.
 
 use ballots::deck::{Deck, Selection};
-use engine::eval::{Evaluator, Weights};
+use engine::eval::Weights;
 use engine::play::learn::{best_scale, fit, label, linear_loss, loss, FitSettings, Model};
 use engine::play::training::read_games;
 use engine::play::tune::SelfPlay;
@@ -151,21 +151,9 @@ fn generate(args: &Args) -> anyhow::Result<()> {
         &todo,
         &ballots,
         settings,
-        &play_eval(&args.play_eval)?,
+        &super::tune::play_eval(&args.play_eval)?,
         "train",
     )
-}
-
-/// The evaluation named by `--play-eval`: hand, tuned, learned or a
-/// weights file.
-fn play_eval(name: &str) -> anyhow::Result<Evaluator> {
-    let option = match name {
-        "hand" | "tuned" | "learned" => format!("eval={name}"),
-        file => format!("eval-file={file}"),
-    };
-    let options = engine::search::SearchOptions::parse(&option)
-        .map_err(|e| anyhow::anyhow!("--play-eval {name}: {e}"))?;
-    Ok(options.eval)
 }
 
 /// Labels, fits and writes the weights file.

@@ -32,7 +32,8 @@ pub struct Args {
     /// within 25 centi-men of the best (depth-2 scores), at most 200.
     #[arg(long, default_value_t = 8, value_parser = crate::limits::whole::<usize>(0, 200, "plies"))]
     pub random_plies: usize,
-    /// Evaluation that plays the games: hand or tuned.
+    /// Evaluation that plays the games: hand, tuned, learned (the
+    /// weights in the build) or a learned weights file.
     #[arg(long, default_value = "hand")]
     pub play_eval: String,
     /// Training positions: appended to as games finish, read back on a
@@ -100,13 +101,21 @@ pub(crate) fn append_games(
     Ok(())
 }
 
+/// The evaluation named by `--play-eval` (of `tune` and `train
+/// generate`): hand, tuned, learned or a learned weights file.
+pub(crate) fn play_eval(name: &str) -> anyhow::Result<Evaluator> {
+    let option = match name {
+        "hand" | "tuned" | "learned" => format!("eval={name}"),
+        file => format!("eval-file={file}"),
+    };
+    let options = engine::search::SearchOptions::parse(&option)
+        .map_err(|e| anyhow::anyhow!("--play-eval {name}: {e}"))?;
+    Ok(options.eval)
+}
+
 /// Runs the command.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let play_weights = match args.play_eval.as_str() {
-        "hand" => Evaluator::Linear(Weights::hand()),
-        "tuned" => Evaluator::Linear(Weights::playing()),
-        o => anyhow::bail!("--play-eval {o:?}: expected hand or tuned"),
-    };
+    let play_weights = play_eval(&args.play_eval)?;
     let deck = Deck::locate(args.ballots_file.as_deref())?;
     let ballots = deck.select(Selection::Deck156);
     let settings = SelfPlay {
