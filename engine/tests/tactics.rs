@@ -89,20 +89,10 @@ fn tactics_suite_is_solved() {
     );
 }
 
-/// With the default (learned) evaluation: every forced win, and all but
-/// two of the shots (a master's shot it plays with a score under the
-/// entry's least, and one where it prefers another move at depth 10).
+/// With the default (learned) evaluation too, every entry is found (the
+/// first learned weights missed two of the shots; docs/measurements.md).
 #[test]
-fn the_default_evaluation_finds_the_wins_and_most_shots() {
+fn the_default_evaluation_finds_every_entry() {
     let missed = missed(&Evaluator::default_eval());
-    let shots: Vec<String> = entries()
-        .into_iter()
-        .filter(|e| e.min_score < 10_000)
-        .map(|e| e.fen)
-        .collect();
-    assert!(
-        missed.len() <= 2 && missed.iter().all(|m| shots.contains(m)),
-        "missed {}: {missed:?}",
-        missed.len()
-    );
+    assert!(missed.is_empty(), "missed {}: {missed:?}", missed.len());
 }
