@@ -11,7 +11,8 @@
 //! the path being extracted, and only in a draw proof (where
 //! a closed loop is a draw), so a hint that does not hold here fails and
 //! is rolled back; a win proof comes out acyclic. Nodes are added after
-//! their subtree is complete; a failed branch is rolled back.
+//! their subtree is complete; a failed branch is rolled back, but for the
+//! subtrees in it that prove their positions on their own ([`SEALED`]).
 
 use crate::budget::{CallLimited, CallLimits};
 use crate::clock::Instant;
@@ -198,14 +199,29 @@ struct Extractor<'s, 'l> {
     prover: Color,
     cycles: bool,
     nodes: Vec<(Position, ProofEntry)>,
+    /// Per node (in `nodes`' order): its place in the order of discovery,
+    /// or [`SEALED`] once it belongs to a closed part of the proof.
+    discovered: Vec<u64>,
     index: HashMap<Position, usize>,
     path: Vec<Position>,
-    on_path: HashMap<Position, u32>,
+    /// The positions on `path`, with their places in the order of
+    /// discovery.
+    on_path: HashMap<Position, u64>,
+    /// Per position of `path`: the earliest discovery its subtree so far
+    /// closes a loop on, through the path or an unsealed node (Tarjan's
+    /// low-link).
+    lows: Vec<u64>,
+    /// The next place in the order of discovery.
+    next_discovery: u64,
     limits: CallLimits,
     /// Positions visited in this round.
     visits: usize,
     /// The largest node budget of a search in this round ([`ROUNDS`]).
     budget: u64,
+    /// Whether this round visited positions more than four times the
+    /// tree's limit (the same positions again and again, as branches
+    /// fail and are rolled back): the round ends, the next one goes on.
+    revisiting: bool,
 }
 
 /// The node budgets of extraction's rounds. The first round walks only
@@ -224,13 +240,33 @@ const ROUNDS: [u64; 4] = [0, 4_096, 262_144, u64::MAX];
 /// Positions visited between two looks at the clock.
 const CLOCK_EVERY: usize = 1 << 10;
 
+/// The discovery mark of a sealed node: it and every node it reaches
+/// form a proof of their own, whatever path leads to them.
+///
+/// A draw proof may close a loop on a position of the extraction path,
+/// so a finished subtree may hold only while the positions it loops on
+/// are proved too: a failed branch rolls it back with them. A subtree
+/// whose loops all close inside it (a root of a strongly connected part
+/// of the proof's graph, found as Tarjan's algorithm does, by the
+/// earliest discovery each subtree reaches) holds on its own: it is
+/// sealed, and stays in the set when a branch above it fails and in the
+/// rounds that follow, so a position proved once is not extracted again.
+/// (A win proof never loops: each of its finished subtrees is sealed.)
+/// Sealed nodes that the final proof does not reach are dropped at the
+/// end.
+const SEALED: u64 = u64::MAX;
+
 /// Extracts a proof of `question` at `root` with `search`, whose table
 /// should hold the proof found, within `limits`, whose `max_nodes`
 /// counts the tree's positions (its progress counter is not used): gives
 /// up with [`ExtractError::OutOfTime`] once the deadline has passed and
 /// with [`ExtractError::Stopped`] once the stop flag is set (give the
 /// search the same deadline and flag, or a position it cannot settle may
-/// hold the extraction past them).
+/// hold the extraction past them). A round that visits more than four
+/// times `max_nodes` positions (walking king endings' loops, the same
+/// positions again and again as branches fail) gives way to the next
+/// round; in the last, or once the tree itself reaches `max_nodes`, the
+/// extraction gives up with [`ExtractError::TooLarge`].
 pub fn extract(
     search: &mut dyn ProofSearch,
     leaves: Leaves<'_>,
@@ -245,23 +281,37 @@ pub fn extract(
         prover: prover_of(question, root.side_to_move()),
         cycles: question.allows_cycles(),
         nodes: Vec::new(),
+        discovered: Vec::new(),
         index: HashMap::new(),
         path: Vec::new(),
         on_path: HashMap::new(),
+        lows: Vec::new(),
+        next_discovery: 0,
         limits,
         visits: 0,
         budget: 0,
+        revisiting: false,
     };
     for budget in ROUNDS {
+        // A failed round leaves only sealed nodes, proofs of their own
+        // that the next round reuses.
         x.budget = budget;
-        x.nodes.clear();
-        x.index.clear();
         x.visits = 0;
-        if x.node(root, t)? {
+        x.revisiting = false;
+        let proved = match x.node(root, t) {
+            Err(ExtractError::TooLarge(_)) if x.revisiting && budget != u64::MAX => {
+                // Only sealed nodes stay for the next round.
+                x.rollback(0);
+                continue;
+            }
+            r => r?,
+        };
+        if proved {
+            let nodes = reachable(&root, x.nodes);
             return Ok(ProofTree {
                 root,
                 question,
-                nodes: x.nodes,
+                nodes,
             });
         }
     }
@@ -271,46 +321,115 @@ pub fn extract(
     })
 }
 
+/// The entries of `nodes` that `root`'s proof reaches (the rest are
+/// sealed subtrees of branches that failed), in their order.
+fn reachable(root: &Position, nodes: Vec<(Position, ProofEntry)>) -> Vec<(Position, ProofEntry)> {
+    let index: HashMap<Position, usize> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _))| (*p, i))
+        .collect();
+    let mut keep = vec![false; nodes.len()];
+    let mut todo = vec![*root];
+    let mut list = MoveList::new();
+    while let Some(p) = todo.pop() {
+        let Some(&i) = index.get(&p) else {
+            continue;
+        };
+        if keep[i] {
+            continue;
+        }
+        keep[i] = true;
+        match nodes[i].1 {
+            ProofEntry::Prover(m) => todo.push(p.play_unchecked(&m)),
+            ProofEntry::Opponent => {
+                p.legal_moves(&mut list);
+                todo.extend(list.iter().map(|m| p.play_unchecked(m)));
+            }
+            ProofEntry::Leaf(_) => {}
+        }
+    }
+    nodes
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(n, k)| k.then_some(n))
+        .collect()
+}
+
 impl Extractor<'_, '_> {
+    /// Adds `pos`, a leaf (sealed) or the position at the top of the path
+    /// (its discovery mark is set when its node is finished).
     fn add(&mut self, pos: Position, e: ProofEntry) {
         self.index.insert(pos, self.nodes.len());
         self.nodes.push((pos, e));
+        self.discovered.push(SEALED);
     }
 
+    /// Drops the unsealed nodes from `mark` on; sealed ones stay.
     fn rollback(&mut self, mark: usize) {
-        for (p, _) in self.nodes.drain(mark..) {
-            self.index.remove(&p);
-        }
-    }
-
-    fn push(&mut self, pos: Position) {
-        self.path.push(pos);
-        *self.on_path.entry(pos).or_insert(0) += 1;
-    }
-
-    fn pop(&mut self) {
-        if let Some(p) = self.path.pop() {
-            if let Some(c) = self.on_path.get_mut(&p) {
-                *c -= 1;
-                if *c == 0 {
-                    self.on_path.remove(&p);
-                }
+        let mut kept = mark;
+        for i in mark..self.nodes.len() {
+            let pos = self.nodes[i].0;
+            if self.discovered[i] == SEALED {
+                self.nodes.swap(kept, i);
+                self.discovered.swap(kept, i);
+                self.index.insert(pos, kept);
+                kept += 1;
+            } else {
+                self.index.remove(&pos);
             }
         }
+        self.nodes.truncate(kept);
+        self.discovered.truncate(kept);
+    }
+
+    /// Lowers the low-link of the position at the top of the path to
+    /// `discovery` (nothing at the root, which has no parent).
+    fn loops_on(&mut self, discovery: u64) {
+        if let Some(low) = self.lows.last_mut() {
+            *low = (*low).min(discovery);
+        }
+    }
+
+    fn push(&mut self, pos: Position) -> u64 {
+        let d = self.next_discovery;
+        self.next_discovery += 1;
+        self.path.push(pos);
+        self.on_path.insert(pos, d);
+        self.lows.push(d);
+        d
+    }
+
+    /// Pops the top of the path: its low-link.
+    fn pop(&mut self) -> u64 {
+        if let Some(p) = self.path.pop() {
+            self.on_path.remove(&p);
+        }
+        self.lows.pop().unwrap_or(SEALED)
     }
 
     /// Proves `pos` (mover's threshold `t`) into the node set; `Ok(false)`
-    /// when it cannot, with nothing added.
+    /// when it cannot, with nothing added but sealed subtrees.
     fn node(&mut self, pos: Position, t: Threshold) -> Result<bool, ExtractError> {
-        if self.index.contains_key(&pos) {
+        if let Some(&i) = self.index.get(&pos) {
+            let d = self.discovered[i];
+            if d != SEALED {
+                self.loops_on(d);
+            }
             return Ok(true);
         }
-        if self.on_path.contains_key(&pos) {
+        if let Some(&d) = self.on_path.get(&pos) {
+            if self.cycles {
+                self.loops_on(d);
+            }
             return Ok(self.cycles);
         }
         self.visits += 1;
         let max = usize::try_from(self.limits.max_nodes).unwrap_or(usize::MAX);
-        if self.nodes.len() >= max || self.visits > max.saturating_mul(4) {
+        if self.visits > max.saturating_mul(4) {
+            self.revisiting = true;
+        }
+        if self.nodes.len() >= max || self.revisiting {
             return Err(ExtractError::TooLarge(max));
         }
         if self.visits.is_multiple_of(CLOCK_EVERY) {
@@ -345,14 +464,29 @@ impl Extractor<'_, '_> {
         }
         let ct = t.child();
         let mark = self.nodes.len();
-        self.push(pos);
+        let d = self.push(pos);
         let result = if prover_moves {
             self.prover_node(pos, t, ct, &list, mark)
         } else {
             self.opponent_node(pos, ct, &list, mark)
         };
-        self.pop();
-        result
+        let low = self.pop();
+        if !result? {
+            return Ok(false);
+        }
+        if low >= d {
+            // Every loop of the subtree closes inside it: a proof of its
+            // own (its nodes are the last added).
+            for m in &mut self.discovered[mark..] {
+                *m = SEALED;
+            }
+        } else {
+            if let Some(m) = self.discovered.last_mut() {
+                *m = d;
+            }
+            self.loops_on(low);
+        }
+        Ok(true)
     }
 
     /// One move of the prover at `pos` whose position can be proved:
@@ -460,5 +594,31 @@ impl Extractor<'_, '_> {
         }
         self.add(pos, ProofEntry::Opponent);
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+
+    /// The final proof keeps the entries its root reaches, in their
+    /// order, and drops a subtree left over from a failed branch.
+    #[test]
+    fn reachable_drops_entries_the_root_does_not_reach() {
+        let root = parse_fen("W:WK19,K23:B12,K28").unwrap();
+        let mut list = MoveList::new();
+        root.legal_moves(&mut list);
+        let moves: Vec<Move> = list.iter().copied().collect();
+        let (first, second) = (moves[0], moves[1]);
+        let child = root.play_unchecked(&first);
+        let stray = root.play_unchecked(&second);
+        let nodes = vec![
+            (stray, ProofEntry::Leaf(LeafSource::Egdb)),
+            (child, ProofEntry::Leaf(LeafSource::Egdb)),
+            (root, ProofEntry::Prover(first)),
+        ];
+        let kept = reachable(&root, nodes.clone());
+        assert_eq!(kept, nodes[1..].to_vec());
     }
 }

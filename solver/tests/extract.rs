@@ -89,6 +89,39 @@ fn trees(
     Some((alone, combined))
 }
 
+/// Every entry of `tree` is reached from its root: subtrees kept from
+/// branches that failed (sealed, reusable) are not handed out.
+fn assert_all_reached(tree: &ProofTree) {
+    use proofdb::ProofEntry;
+    use std::collections::{HashMap, HashSet};
+    let entries: HashMap<Position, ProofEntry> = tree.nodes.iter().copied().collect();
+    assert_eq!(entries.len(), tree.nodes.len(), "a position listed twice");
+    let mut seen = HashSet::new();
+    let mut todo = vec![tree.root];
+    let mut list = MoveList::new();
+    while let Some(p) = todo.pop() {
+        let Some(e) = entries.get(&p) else { continue };
+        if !seen.insert(p) {
+            continue;
+        }
+        match e {
+            ProofEntry::Prover(m) => todo.push(p.play_unchecked(m)),
+            ProofEntry::Opponent => {
+                p.legal_moves(&mut list);
+                todo.extend(list.iter().map(|m| p.play_unchecked(m)));
+            }
+            ProofEntry::Leaf(_) => {}
+        }
+    }
+    assert_eq!(
+        seen.len(),
+        tree.nodes.len(),
+        "{} of the {} entries are not reached from the root",
+        tree.nodes.len() - seen.len(),
+        tree.nodes.len()
+    );
+}
+
 #[test]
 fn combined_extraction_is_verified_and_not_larger() {
     on_big_stack(|| {
@@ -100,6 +133,7 @@ fn combined_extraction_is_verified_and_not_larger() {
             let combined = combined.expect("the combined extraction succeeds");
             for tree in [&alone, &combined] {
                 verify(tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+                assert_all_reached(tree);
             }
             eprintln!(
                 "{fen} t={t}: df-pn alone {} nodes, combined {}",
@@ -128,6 +162,7 @@ fn a_starved_alpha_beta_never_yields_a_bad_tree() {
             assert!(verify(&alone, &NoOracle, &NoResults).is_ok());
             let tree = combined.expect("df-pn answers what alpha-beta leaves open");
             verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+            assert_all_reached(&tree);
         }
     });
 }
@@ -204,6 +239,7 @@ fn extraction_walks_the_results_that_relied_on_a_repetition() {
             let tree = extract(&mut df, leaves, root, q, CallLimits::nodes(1_000_000))
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
             verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+            assert_all_reached(&tree);
             let extracting = df.nodes() - searched;
             eprintln!(
                 "{fen} t={t}: search {searched} nodes, extraction {extracting}, proof {}",
@@ -275,5 +311,6 @@ fn a_move_whose_hint_fails_is_searched() {
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(stale.searched);
         verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+        assert_all_reached(&tree);
     });
 }
