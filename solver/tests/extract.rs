@@ -314,3 +314,58 @@ fn a_move_whose_hint_fails_is_searched() {
         assert_all_reached(&tree);
     });
 }
+
+/// A search that, until it is first asked to search, hints that every
+/// position is lost for its mover and orders no move: the walk of the
+/// first round then wanders through the game, a branch failing only
+/// where it meets the path or a dead end.
+struct WanderingHints<'a> {
+    inner: Dfpn<'a>,
+    searched: bool,
+}
+
+impl ProofSearch for WanderingHints<'_> {
+    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
+        if self.searched {
+            self.inner.known(pos, t)
+        } else {
+            Some(Known::Hint(Status::Failure))
+        }
+    }
+    fn status(&mut self, q: ProofQuery<'_>) -> Res {
+        self.searched = true;
+        self.inner.status(q)
+    }
+    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
+        if self.searched {
+            self.inner.hint(pos, t)
+        } else {
+            None
+        }
+    }
+}
+
+/// A round that visits positions past its cap (four times the tree's
+/// limit) gives way to the next round, which searches, instead of ending
+/// the extraction: First Position's win (about 1,700 positions) comes out
+/// under a limit of 5,000 though the first round's walk, with no move
+/// order and every hint wrong, wanders past its 20,000 visits (before,
+/// that ended the extraction with `TooLarge`), and passes the verifier.
+#[test]
+fn a_round_that_wanders_gives_way_to_the_next() {
+    on_big_stack(|| {
+        let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
+        let (root, inner, q) = settle(fen, t);
+        let q = q.expect("df-pn settles the question");
+        let mut wandering = WanderingHints {
+            inner,
+            searched: false,
+        };
+        let leaves = Leaves::new(&NoOracle, &NoResults);
+        let tree = extract(&mut wandering, leaves, root, q, CallLimits::nodes(5_000))
+            .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+        assert!(wandering.searched, "the first round cannot prove it alone");
+        verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+        assert_all_reached(&tree);
+    });
+}
