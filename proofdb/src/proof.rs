@@ -116,8 +116,6 @@ impl ProofTree {
     pub fn proved_positions(&self) -> Vec<(Position, crate::Outcome)> {
         use crate::Outcome;
         use engine::Value;
-        use std::collections::{HashMap, HashSet};
-        let entries: HashMap<Position, ProofEntry> = self.nodes.iter().copied().collect();
         let root_side = self.root.side_to_move();
         let prover = if self.question.prover_moves_first() {
             root_side
@@ -131,6 +129,19 @@ impl ProofTree {
             (true, false) => Outcome::AtLeastDraw,
             (false, false) => Outcome::AtMostDraw,
         };
+        self.reached()
+            .into_iter()
+            .map(|p| (p, outcome_at(&p)))
+            .collect()
+    }
+
+    /// The positions of the proof its root reaches, each once: from the
+    /// root, a prover entry's move (if legal there), every move of an
+    /// opponent entry, nothing past a leaf; a position without an entry
+    /// ends the walk there.
+    pub fn reached(&self) -> Vec<Position> {
+        use std::collections::{HashMap, HashSet};
+        let entries: HashMap<Position, ProofEntry> = self.nodes.iter().copied().collect();
         let mut seen: HashSet<Position> = HashSet::new();
         let mut out = Vec::new();
         let mut todo = vec![self.root];
@@ -141,7 +152,7 @@ impl ProofTree {
             if !seen.insert(p) {
                 continue;
             }
-            out.push((p, outcome_at(&p)));
+            out.push(p);
             match entry {
                 ProofEntry::Leaf(_) => {}
                 ProofEntry::Prover(m) => {
@@ -157,5 +168,44 @@ impl ProofTree {
             }
         }
         out
+    }
+
+    /// Drops the entries the root does not reach ([`ProofTree::reached`]),
+    /// keeping the others in their order.
+    pub fn drop_unreached(&mut self) {
+        let reached: std::collections::HashSet<Position> = self.reached().into_iter().collect();
+        self.nodes.retain(|(p, _)| reached.contains(p));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+
+    /// An entry the root does not reach (a subtree left over from a
+    /// failed branch of an extraction) is not reached, and is dropped;
+    /// the others keep their order.
+    #[test]
+    fn unreached_entries_are_dropped() {
+        let root = parse_fen("W:WK19,K23:B12,K28").unwrap();
+        let moves = root.moves();
+        let moves: Vec<Move> = moves.iter().copied().collect();
+        let (first, second) = (moves[0], moves[1]);
+        let child = root.play_unchecked(&first);
+        let stray = root.play_unchecked(&second);
+        let nodes = vec![
+            (stray, ProofEntry::Leaf(LeafSource::Egdb)),
+            (child, ProofEntry::Leaf(LeafSource::Egdb)),
+            (root, ProofEntry::Prover(first)),
+        ];
+        let mut tree = ProofTree {
+            root,
+            question: Question::Win,
+            nodes: nodes.clone(),
+        };
+        assert_eq!(tree.reached().len(), 2);
+        tree.drop_unreached();
+        assert_eq!(tree.nodes, nodes[1..].to_vec());
     }
 }

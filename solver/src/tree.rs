@@ -292,14 +292,14 @@ pub fn extract(
         budget: 0,
         revisiting: false,
     };
-    for budget in ROUNDS {
+    for (round, budget) in ROUNDS.into_iter().enumerate() {
         // A failed round leaves only sealed nodes, proofs of their own
         // that the next round reuses.
         x.budget = budget;
         x.visits = 0;
         x.revisiting = false;
         let proved = match x.node(root, t) {
-            Err(ExtractError::TooLarge(_)) if x.revisiting && budget != u64::MAX => {
+            Err(ExtractError::TooLarge(_)) if x.revisiting && round + 1 < ROUNDS.len() => {
                 // Only sealed nodes stay for the next round.
                 x.rollback(0);
                 continue;
@@ -307,53 +307,20 @@ pub fn extract(
             r => r?,
         };
         if proved {
-            let nodes = reachable(&root, x.nodes);
-            return Ok(ProofTree {
+            // Sealed subtrees of failed branches the proof does not use.
+            let mut tree = ProofTree {
                 root,
                 question,
-                nodes,
-            });
+                nodes: x.nodes,
+            };
+            tree.drop_unreached();
+            return Ok(tree);
         }
     }
     Err(ExtractError::NotProved {
         fen: engine::notation::fen::to_fen(&root),
         question: question.name(),
     })
-}
-
-/// The entries of `nodes` that `root`'s proof reaches (the rest are
-/// sealed subtrees of branches that failed), in their order.
-fn reachable(root: &Position, nodes: Vec<(Position, ProofEntry)>) -> Vec<(Position, ProofEntry)> {
-    let index: HashMap<Position, usize> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, (p, _))| (*p, i))
-        .collect();
-    let mut keep = vec![false; nodes.len()];
-    let mut todo = vec![*root];
-    let mut list = MoveList::new();
-    while let Some(p) = todo.pop() {
-        let Some(&i) = index.get(&p) else {
-            continue;
-        };
-        if keep[i] {
-            continue;
-        }
-        keep[i] = true;
-        match nodes[i].1 {
-            ProofEntry::Prover(m) => todo.push(p.play_unchecked(&m)),
-            ProofEntry::Opponent => {
-                p.legal_moves(&mut list);
-                todo.extend(list.iter().map(|m| p.play_unchecked(m)));
-            }
-            ProofEntry::Leaf(_) => {}
-        }
-    }
-    nodes
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(n, k)| k.then_some(n))
-        .collect()
 }
 
 impl Extractor<'_, '_> {
@@ -594,31 +561,5 @@ impl Extractor<'_, '_> {
         }
         self.add(pos, ProofEntry::Opponent);
         Ok(true)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use engine::notation::fen::parse_fen;
-
-    /// The final proof keeps the entries its root reaches, in their
-    /// order, and drops a subtree left over from a failed branch.
-    #[test]
-    fn reachable_drops_entries_the_root_does_not_reach() {
-        let root = parse_fen("W:WK19,K23:B12,K28").unwrap();
-        let mut list = MoveList::new();
-        root.legal_moves(&mut list);
-        let moves: Vec<Move> = list.iter().copied().collect();
-        let (first, second) = (moves[0], moves[1]);
-        let child = root.play_unchecked(&first);
-        let stray = root.play_unchecked(&second);
-        let nodes = vec![
-            (stray, ProofEntry::Leaf(LeafSource::Egdb)),
-            (child, ProofEntry::Leaf(LeafSource::Egdb)),
-            (root, ProofEntry::Prover(first)),
-        ];
-        let kept = reachable(&root, nodes.clone());
-        assert_eq!(kept, nodes[1..].to_vec());
     }
 }

@@ -89,36 +89,13 @@ fn trees(
     Some((alone, combined))
 }
 
-/// Every entry of `tree` is reached from its root: subtrees kept from
-/// branches that failed (sealed, reusable) are not handed out.
+/// Every entry of `tree` is reached from its root, once: subtrees kept
+/// from branches that failed (sealed, reusable) are not handed out.
 fn assert_all_reached(tree: &ProofTree) {
-    use proofdb::ProofEntry;
-    use std::collections::{HashMap, HashSet};
-    let entries: HashMap<Position, ProofEntry> = tree.nodes.iter().copied().collect();
-    assert_eq!(entries.len(), tree.nodes.len(), "a position listed twice");
-    let mut seen = HashSet::new();
-    let mut todo = vec![tree.root];
-    let mut list = MoveList::new();
-    while let Some(p) = todo.pop() {
-        let Some(e) = entries.get(&p) else { continue };
-        if !seen.insert(p) {
-            continue;
-        }
-        match e {
-            ProofEntry::Prover(m) => todo.push(p.play_unchecked(m)),
-            ProofEntry::Opponent => {
-                p.legal_moves(&mut list);
-                todo.extend(list.iter().map(|m| p.play_unchecked(m)));
-            }
-            ProofEntry::Leaf(_) => {}
-        }
-    }
     assert_eq!(
-        seen.len(),
+        tree.reached().len(),
         tree.nodes.len(),
-        "{} of the {} entries are not reached from the root",
-        tree.nodes.len() - seen.len(),
-        tree.nodes.len()
+        "entries not reached from the root, or listed twice"
     );
 }
 
@@ -253,25 +230,34 @@ fn extraction_walks_the_results_that_relied_on_a_repetition() {
     });
 }
 
-/// A search whose hints are stale until it is first asked to search: it
-/// hints that every move of the root proves, and claims every position
-/// further down settled against the side that moves there, so that
-/// walking a hint fails; once asked to search, it answers with the df-pn
-/// search underneath.
-struct StaleHints<'a> {
+/// A search that is wrong until it is first asked to search: before,
+/// `known` answers with `stale` and `hint` with nothing unless
+/// `orders`; once asked to search, it answers with the df-pn search
+/// underneath.
+struct UntilSearched<'a> {
     inner: Dfpn<'a>,
-    root_children: Vec<Position>,
+    stale: Box<dyn Fn(&Position) -> Known>,
+    orders: bool,
     searched: bool,
 }
 
-impl ProofSearch for StaleHints<'_> {
+impl<'a> UntilSearched<'a> {
+    fn new(inner: Dfpn<'a>, stale: impl Fn(&Position) -> Known + 'static, orders: bool) -> Self {
+        UntilSearched {
+            inner,
+            stale: Box::new(stale),
+            orders,
+            searched: false,
+        }
+    }
+}
+
+impl ProofSearch for UntilSearched<'_> {
     fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
         if self.searched {
             self.inner.known(pos, t)
-        } else if self.root_children.contains(pos) {
-            Some(Known::Hint(Status::Failure))
         } else {
-            Some(Known::Plain(Status::Success))
+            Some((self.stale)(pos))
         }
     }
     fn status(&mut self, q: ProofQuery<'_>) -> Res {
@@ -279,7 +265,11 @@ impl ProofSearch for StaleHints<'_> {
         self.inner.status(q)
     }
     fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
-        self.inner.hint(pos, t)
+        if self.searched || self.orders {
+            self.inner.hint(pos, t)
+        } else {
+            None
+        }
     }
 }
 
@@ -300,12 +290,17 @@ fn a_move_whose_hint_fails_is_searched() {
         );
         let mut list = MoveList::new();
         root.legal_moves(&mut list);
-        let root_children = list.iter().map(|m| root.play_unchecked(m)).collect();
-        let mut stale = StaleHints {
-            inner,
-            root_children,
-            searched: false,
+        let root_children: Vec<Position> = list.iter().map(|m| root.play_unchecked(m)).collect();
+        // Every move of the root hinted to prove, every position further
+        // down claimed settled against its mover: walking a hint fails.
+        let stale_known = move |p: &Position| {
+            if root_children.contains(p) {
+                Known::Hint(Status::Failure)
+            } else {
+                Known::Plain(Status::Success)
+            }
         };
+        let mut stale = UntilSearched::new(inner, stale_known, true);
         let leaves = Leaves::new(&NoOracle, &NoResults);
         let tree = extract(&mut stale, leaves, root, q, CallLimits::nodes(1_000_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
@@ -313,36 +308,6 @@ fn a_move_whose_hint_fails_is_searched() {
         verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert_all_reached(&tree);
     });
-}
-
-/// A search that, until it is first asked to search, hints that every
-/// position is lost for its mover and orders no move: the walk of the
-/// first round then wanders through the game, a branch failing only
-/// where it meets the path or a dead end.
-struct WanderingHints<'a> {
-    inner: Dfpn<'a>,
-    searched: bool,
-}
-
-impl ProofSearch for WanderingHints<'_> {
-    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
-        if self.searched {
-            self.inner.known(pos, t)
-        } else {
-            Some(Known::Hint(Status::Failure))
-        }
-    }
-    fn status(&mut self, q: ProofQuery<'_>) -> Res {
-        self.searched = true;
-        self.inner.status(q)
-    }
-    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
-        if self.searched {
-            self.inner.hint(pos, t)
-        } else {
-            None
-        }
-    }
 }
 
 /// A round that visits positions past its cap (four times the tree's
@@ -357,10 +322,10 @@ fn a_round_that_wanders_gives_way_to_the_next() {
         let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
         let (root, inner, q) = settle(fen, t);
         let q = q.expect("df-pn settles the question");
-        let mut wandering = WanderingHints {
-            inner,
-            searched: false,
-        };
+        // Every position hinted lost for its mover, no move order: the
+        // first round's walk wanders through the game, a branch failing
+        // only where it meets the path or a dead end.
+        let mut wandering = UntilSearched::new(inner, |_| Known::Hint(Status::Failure), false);
         let leaves = Leaves::new(&NoOracle, &NoResults);
         let tree = extract(&mut wandering, leaves, root, q, CallLimits::nodes(5_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
