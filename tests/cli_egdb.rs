@@ -100,7 +100,9 @@ fn a_build_for_a_position_builds_the_slices_it_can_reach() {
 }
 
 /// `verify --full --pieces N` re-derives only the slices of N pieces, and
-/// says so in its count; the build says what it builds before it starts.
+/// says so in its count, as `--slice S` and `--every K` keep it to the
+/// slices named or to a sample; the build says what it builds before it
+/// starts.
 #[test]
 fn a_full_verify_can_be_kept_to_one_piece_count() {
     let tmp = common::temp_dir("egdb-verify-pieces");
@@ -116,7 +118,7 @@ fn a_full_verify_can_be_kept_to_one_piece_count() {
         common::assert_success(&out);
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         assert!(text.contains(" 0 inconsistent"), "{text}");
-        let at = text.find("full check: ").unwrap() + "full check: ".len();
+        let at = text.find("): ").unwrap() + "): ".len();
         text[at..].split(' ').next().unwrap().parse().unwrap()
     };
     let all = checked(&[]);
@@ -126,6 +128,38 @@ fn a_full_verify_can_be_kept_to_one_piece_count() {
     assert_eq!(three + two, all);
     // --pieces needs --full.
     assert!(!egdb(dir, &["verify", "--pieces", "3"]).status.success());
+
+    // --slice: one slice, or several; together they make the whole.
+    let names: Vec<String> = files(dir)
+        .into_iter()
+        .filter_map(|f| f.strip_suffix(".egdb").map(str::to_string))
+        .collect();
+    let each: u64 = names.iter().map(|n| checked(&["--slice", n])).sum();
+    assert_eq!(each, all);
+    let (a, b) = (names[0].as_str(), names[names.len() - 1].as_str());
+    assert_eq!(
+        checked(&["--slice", a, "--slice", b]),
+        checked(&["--slice", a]) + checked(&["--slice", b])
+    );
+    // --every K: every K-th slice in name order, from the first.
+    let mut sorted = names.clone();
+    sorted.sort();
+    let sample: u64 = sorted
+        .iter()
+        .step_by(3)
+        .map(|n| checked(&["--slice", n]))
+        .sum();
+    assert_eq!(checked(&["--every", "3"]), sample);
+    assert!(sample < all, "{sample} {all}");
+    // A slice that is not there, or no slice at all, is named.
+    let out = egdb(dir, &["verify", "--full", "--slice", "0m2k-0m2k"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("0m2k-0m2k"), "{err}");
+    let out = egdb(dir, &["verify", "--full", "--slice", "nonsense"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nonsense"));
+    assert!(!egdb(dir, &["verify", "--every", "2"]).status.success());
 }
 
 #[test]
