@@ -530,6 +530,24 @@ fn tables_decoded_into_memory_answer_as_the_files_do() {
     assert!(u.positions < positions / 10, "{u:?}");
     let four = parse_fen("B:WK29,K30:BK1,K3").unwrap();
     assert_eq!(db.probe(&four), None);
+    // Only the tables of chosen slices: exactly theirs are decoded.
+    db.limit_pieces(PIECES);
+    let chosen: Vec<SliceKey> = db
+        .slices()
+        .iter()
+        .map(|f| f.header().slice)
+        .filter(|s| s.pieces() == PIECES)
+        .step_by(3)
+        .collect();
+    let u = db.unpack_slices(&chosen, u64::MAX).expect("unpack");
+    let theirs: Vec<u64> = chosen
+        .iter()
+        .flat_map(|s| s.tables())
+        .map(|k| engine::egdb::index::TableIndex::new(k).size())
+        .collect();
+    assert_eq!(u.tables, theirs.len(), "{u:?}");
+    assert_eq!(u.positions, theirs.iter().sum::<u64>(), "{u:?}");
+    check(&db, "chosen slices decoded");
     // Nothing decoded: the files answer alone.
     let mut db = Egdb::open(files.dir()).expect("reopen");
     assert_eq!(db.unpack(0).expect("unpack").tables, 0);

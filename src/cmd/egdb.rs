@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Subcommand;
-use engine::egdb::build::{build_one, ensure_slice, same_size_closure};
+use engine::egdb::build::{build_one, build_reads, ensure_slice, same_size_closure};
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
 use engine::egdb::probe::Source;
@@ -524,6 +524,12 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The most memory `egdb verify --full` decodes a slice's tables and
+/// those its moves reach into (a quarter byte a position): every 7-piece
+/// slice with its reads fits; an 8-piece slice's largest reads may not,
+/// and the rest are then read from their files.
+const VERIFY_DECODE_BYTES: u64 = 4 << 30;
+
 /// A slice name on the command line (`--slice`).
 fn parse_slice(name: &str) -> Result<SliceKey, String> {
     SliceKey::parse(name).ok_or_else(|| EgdbError::BadSliceName(name.to_string()).to_string())
@@ -585,21 +591,22 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
                 dir.display()
             );
         }
-        let mut chosen: Vec<&SliceFile> = db
+        let mut chosen: Vec<(String, SliceKey, u64)> = db
             .slices()
             .iter()
-            .filter(|f| {
-                let s = f.header().slice;
+            .map(|f| {
+                let h = f.header();
+                (h.slice.name(), h.slice, h.sizes.iter().sum::<u64>())
+            })
+            .filter(|(_, s, _)| {
                 a.pieces.is_none_or(|n| s.pieces() == n)
-                    && (a.slices.is_empty() || a.slices.contains(&s))
+                    && (a.slices.is_empty() || a.slices.contains(s))
             })
             .collect();
-        chosen.sort_by_key(|f| f.header().slice.name());
-        let chosen: Vec<&SliceFile> = chosen.into_iter().step_by(a.every as usize).collect();
-        let total: u64 = chosen
-            .iter()
-            .map(|f| f.header().sizes.iter().sum::<u64>())
-            .sum();
+        chosen.sort();
+        let chosen: Vec<(String, SliceKey, u64)> =
+            chosen.into_iter().step_by(a.every as usize).collect();
+        let total: u64 = chosen.iter().map(|c| c.2).sum();
         let bar = crate::progress::terminal_bar(
             total,
             "verify [{bar:40}] {human_pos}/{human_len} {rate} eta {eta} {msg}",
@@ -608,8 +615,24 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         let mut checked = 0u64;
         let mut inconsistent = 0u64;
         pool.install(|| -> anyhow::Result<()> {
-            for &f in &chosen {
-                bar.set_message(f.header().slice.name());
+            for (name, s, _) in &chosen {
+                bar.set_message(name.clone());
+                // The slice and what its moves reach, decoded: a probe
+                // then reads a byte, not a compressed block (a quarter to
+                // a third less time, 6-piece slices measured). Every block
+                // is checked as it is decoded; a table left out of the
+                // budget is read from its file.
+                let mut decode = build_reads(*s);
+                decode.push(*s);
+                if let Err(e) = db.unpack_slices(&decode, VERIFY_DECODE_BYTES) {
+                    bar.suspend(|| eprintln!("problem: {e}"));
+                    problems += 1;
+                }
+                let f = db
+                    .slices()
+                    .iter()
+                    .find(|f| f.header().slice == *s)
+                    .expect("a chosen slice is open");
                 let r = match verify_slice(&db, f, &|n| bar.inc(n)) {
                     Ok(r) => r,
                     Err(e) => {

@@ -203,12 +203,36 @@ impl Egdb {
     /// decoded block is checked; a malformed one is an error naming its
     /// file.
     pub fn unpack(&mut self, budget: u64) -> Result<Unpacked, EgdbError> {
+        self.unpack_where(budget, |_| true)
+    }
+
+    /// [`Egdb::unpack`] for the tables of `slices` only (those present),
+    /// replacing what an earlier call decoded.
+    pub fn unpack_slices(
+        &mut self,
+        slices: &[SliceKey],
+        budget: u64,
+    ) -> Result<Unpacked, EgdbError> {
+        let wanted: std::collections::HashSet<TableKey> =
+            slices.iter().flat_map(|s| s.tables()).collect();
+        self.unpack_where(budget, |k| wanted.contains(k))
+    }
+
+    /// [`Egdb::unpack`] for the tables whose key passes `wanted`.
+    fn unpack_where(
+        &mut self,
+        budget: u64,
+        wanted: impl Fn(&TableKey) -> bool,
+    ) -> Result<Unpacked, EgdbError> {
         for h in &mut self.hot {
             h.line = NOT_UNPACKED;
         }
         self.unpacked = UnpackedValues::none();
         let mut order: Vec<usize> = (0..self.tables.len())
-            .filter(|&x| self.tables[x].index.key().pieces() <= self.limit)
+            .filter(|&x| {
+                let key = self.tables[x].index.key();
+                key.pieces() <= self.limit && wanted(&key)
+            })
             .collect();
         order.sort_by_key(|&x| {
             let i = &self.tables[x].index;
