@@ -749,17 +749,31 @@ fn missing_up_to(db: &Egdb, pieces: u32) -> Vec<SliceKey> {
         .collect()
 }
 
-/// A build's expected pace, in positions a second per thread, for the
-/// estimate said before it starts ([`plan_heading`]): the pace measured
-/// on 7-piece slices (docs/egdb-format.txt gives the figures).
-pub const ESTIMATED_POSITIONS_PER_THREAD_SECOND: f64 = 1.7e6;
+/// A build's expected pace for slices of `pieces` pieces, in positions a
+/// second per thread, for the estimate said before it starts
+/// ([`plan_heading`]), from measured builds on 2 threads
+/// (docs/egdb-format.txt gives the figures): the whole 7-piece set,
+/// 34.2 G positions in 3,784 s (4.5 M a thread-second; smaller slices
+/// build at least as fast), and the 8-piece slice 0m5k-0m3k, 1.18 G
+/// positions in 595 CPU-seconds (2.0 M; larger slices miss the caches
+/// more).
+pub fn estimated_pace(pieces: u32) -> f64 {
+    if pieces <= 7 {
+        4.5e6
+    } else {
+        2.0e6
+    }
+}
 
 /// The line said before a build of `todo` into `dir` starts: how many
 /// slices, how many positions, and about how long on `threads` threads.
 pub fn plan_heading(todo: &[SliceKey], dir: &Path, threads: usize) -> String {
     let positions: u64 = todo.iter().map(|s| s.positions()).sum();
-    let seconds =
-        positions as f64 / (ESTIMATED_POSITIONS_PER_THREAD_SECOND * threads.max(1) as f64);
+    let thread_seconds: f64 = todo
+        .iter()
+        .map(|s| s.positions() as f64 / estimated_pace(s.pieces()))
+        .sum();
+    let seconds = thread_seconds / threads.max(1) as f64;
     let largest = todo.iter().map(|s| s.pieces()).max().unwrap_or(0);
     format!(
         "building {} slice{} of up to {largest} pieces ({} positions) into {}: {} on {threads} thread{}",
@@ -1020,6 +1034,8 @@ mod tests {
         let two = plan_heading(&seven, dir, 2);
         assert_ne!(one, two);
         assert!(two.contains("2 threads"), "{two}");
+        // The whole 7-piece set took 1 h 3 min on 2 threads.
+        assert!(two.contains("about 1 h"), "{two}");
     }
 
     /// The first-pass state of every position of every 4-piece slice is
