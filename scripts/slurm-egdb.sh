@@ -5,7 +5,11 @@
 # of fewer pieces is read too, so it comes after all of them). One array
 # job per layer, each task building one slice (`egdb build --slice`, which
 # refuses to start if what it reads is missing), each layer submitted with
-# --dependency=afterok on the one before, then an `egdb verify` job.
+# --dependency=afterok on the one before, then the check: an array of
+# `egdb verify --full --slice ...` tasks (each re-derives VERIFY_PER_TASK
+# slices, default 16, from their successors, and checks every file's header
+# and checksum), so that a set too large for one machine's day (the 7-piece
+# set) is checked in parallel too.
 #
 #   CHECKERS_BIN=/shared/bin/checkers CHECKERS_EGDB=/shared/egdb \
 #     scripts/slurm-egdb.sh PIECES [FROM] [--for FEN]...
@@ -15,21 +19,21 @@
 # PIECES pieces only those a game from one of the FENs may enter and what
 # they read (as `egdb build --pieces PIECES --for FEN`); slices present in
 # CHECKERS_EGDB are skipped, so the script can be run again after a failed
-# layer. Prints the id of the last job (the verify) on stdout; what it
-# submits on stderr. Task lists and job output go to JOBS_DIR (default
+# layer (the check then covers every slice of FROM..PIECES pieces listed).
+# Prints the id of the last job (the check) on stdout; what it submits on
+# stderr. Task lists and job output go to JOBS_DIR (default
 # ./slurm-egdb-PIECES, on storage every node sees). SBATCH_ARGS adds
 # options to every sbatch (partition, account, --time ...); CPUS (default
 # 2) is --cpus-per-task and the build's --threads.
 #
-# Memory: a build holds its slice's positions at about MEM_BYTES (default
-# 10) bytes each (a state byte, the values, the frontier of a level as
-# 8-byte indexes), plus the program and the smaller databases it reads
-# (MEM_BASE_MB, default 256). Measured here (peak resident size, 2
-# threads, CHECKERS_EGDB_MEMORY=0): 6-piece 0m4k-0m2k, 27.2 M positions:
-# 244 MB (9.0 bytes a position); 0m3k-0m3k, 18.1 M: 146 MB (8.0). So the
-# largest 7-piece slice (3m2k@6-0m2k, 357 M) needs about 3.5 GB, the
-# largest 8-piece one (3m2k@6-0m3k, 2.97 G) about 28 GB. A layer's array
-# asks for what its largest slice needs (--mem, in MB).
+# Memory: a layer's array asks for what its largest build needs, as `egdb
+# slices --json` gives it ("build_bytes": a state byte and a value byte a
+# position and the frontier's two bitmaps), plus MEM_BASE_MB (default 512)
+# for the program and the mapped files of the smaller slices it reads. The
+# largest 7-piece slice (3m2k@6-0m2k, 357 M positions) then asks for 1.3 GB,
+# the largest 8-piece one (3m2k@6-0m3k, 2.97 G) for 6.7 GB. (Measured with
+# `/usr/bin/time -v`: 0m5k-0m3k, 1.18 G positions, 2.5 GB by build_bytes,
+# peaked at 2.73 GB.)
 set -euo pipefail
 : "${CHECKERS_BIN:?set CHECKERS_BIN to the checkers release binary (on storage every node sees)}"
 : "${CHECKERS_EGDB:?set CHECKERS_EGDB to the database folder (on storage every node sees)}"
@@ -45,8 +49,14 @@ if [ "${1:-}" = --task ]; then
   exec "$CHECKERS_BIN" egdb build --slice "$slice" --dir "$CHECKERS_EGDB" \
     --threads "${SLURM_CPUS_PER_TASK:-1}"
 fi
-if [ "${1:-}" = --verify ]; then
-  exec "$CHECKERS_BIN" egdb verify --dir "$CHECKERS_EGDB" --threads "${SLURM_CPUS_PER_TASK:-1}"
+if [ "${1:-}" = --verify-task ]; then
+  # One check task: re-derive the slices on line SLURM_ARRAY_TASK_ID of $2.
+  line=$(sed -n "${SLURM_ARRAY_TASK_ID:?run as an array job}p" "$2")
+  [ -n "$line" ] || { echo "no slice on line $SLURM_ARRAY_TASK_ID of $2" >&2; exit 1; }
+  slice_args=()
+  for s in $line; do slice_args+=(--slice "$s"); done
+  exec "$CHECKERS_BIN" egdb verify --full "${slice_args[@]}" --dir "$CHECKERS_EGDB" \
+    --threads "${SLURM_CPUS_PER_TASK:-1}"
 fi
 
 usage="usage: slurm-egdb.sh PIECES [FROM] [--for FEN]..."
@@ -65,7 +75,7 @@ cpus=${CPUS:-2}
 jobs=$(realpath -m "${JOBS_DIR:-slurm-egdb-$pieces}")
 self=$(realpath "$0")
 mkdir -p "$jobs" "$CHECKERS_EGDB"
-rm -f "$jobs"/layer-*.txt.new
+rm -f "$jobs"/layer-*.txt.new "$jobs"/check.txt.new
 read -r -a extra <<<"${SBATCH_ARGS:-}"
 
 # slice -> layer; the base layer of a piece count is past every layer of
@@ -75,28 +85,41 @@ base=0
 top=0
 for ((p = from; p <= pieces; p++)); do
   # Slices come in build order: what a slice reads is listed before it.
-  while IFS=$'\t' read -r slice positions reads; do
+  while IFS=$'\t' read -r slice bytes reads; do
+    echo "$slice" >>"$jobs/check.txt.new"
     [ -f "$CHECKERS_EGDB/$slice.egdb" ] && continue
     l=$((base + 1))
     for r in $reads; do
       [ -n "${layer[$r]:-}" ] && [ "${layer[$r]}" -ge "$l" ] && l=$((layer[$r] + 1))
     done
     layer[$slice]=$l
-    echo "$slice $positions" >>"$jobs/layer-$l.txt.new"
+    echo "$slice $bytes" >>"$jobs/layer-$l.txt.new"
     [ "$l" -gt "$top" ] && top=$l
   done < <(
     fens=()
     [ "$p" = "$pieces" ] && fens=("${for_fens[@]}")
     "$CHECKERS_BIN" egdb slices --pieces "$p" "${fens[@]}" --json |
-    jq -r '[.slice, .positions, (.reads | join(" "))] | @tsv')
+    jq -r '[.slice, .build_bytes, (.reads | join(" "))] | @tsv')
   base=$top
 done
 
+# The check's task list: VERIFY_PER_TASK slices a line (an array stays
+# under Slurm's default MaxArraySize of 1001 tasks).
+xargs -n "${VERIFY_PER_TASK:-16}" <"$jobs/check.txt.new" >"$jobs/check.txt"
+rm "$jobs/check.txt.new"
+checks=$(wc -l <"$jobs/check.txt")
+submit_check() {
+  local jid
+  jid=$(sbatch --parsable "${extra[@]}" "$@" --job-name=egdb-verify --array="1-$checks" \
+    --cpus-per-task="$cpus" --mem="$((${MEM_BASE_MB:-512} * 2))M" \
+    --output="$jobs/verify-%A_%a.out" "$self" --verify-task "$jobs/check.txt")
+  echo "verify: $checks task(s) of up to ${VERIFY_PER_TASK:-16} slices: job $jid" >&2
+  echo "$jid"
+}
+
 if [ "$top" = 0 ]; then
   echo "every slice of $from-$pieces pieces is in $CHECKERS_EGDB" >&2
-  jid=$(sbatch --parsable "${extra[@]}" --job-name=egdb-verify --cpus-per-task="$cpus" \
-    --output="$jobs/verify-%j.out" "$self" --verify)
-  echo "$jid"
+  submit_check
   exit 0
 fi
 
@@ -107,15 +130,12 @@ for ((l = 1; l <= top; l++)); do
   n=$(wc -l <"$f")
   largest=$(cut -d' ' -f2 "$f.new" | sort -n | tail -1)
   rm "$f.new"
-  mem=$((largest * ${MEM_BYTES:-10} / 1048576 + ${MEM_BASE_MB:-256}))
+  mem=$((largest / 1048576 + ${MEM_BASE_MB:-512}))
   dep=()
   [ -n "$prev" ] && dep=(--dependency="afterok:$prev" --kill-on-invalid-dep=yes)
   prev=$(sbatch --parsable "${extra[@]}" "${dep[@]}" --job-name="egdb-$pieces-l$l" \
     --array="1-$n" --cpus-per-task="$cpus" --mem="${mem}M" \
     --output="$jobs/layer-$l-%A_%a.out" "$self" --task "$f")
-  echo "layer $l: $n slice(s), largest $largest positions, --mem ${mem}M: job $prev" >&2
+  echo "layer $l: $n slice(s), largest build $largest bytes, --mem ${mem}M: job $prev" >&2
 done
-jid=$(sbatch --parsable "${extra[@]}" --dependency="afterok:$prev" --kill-on-invalid-dep=yes \
-  --job-name=egdb-verify --cpus-per-task="$cpus" --output="$jobs/verify-%j.out" "$self" --verify)
-echo "verify: job $jid" >&2
-echo "$jid"
+submit_check --dependency="afterok:$prev" --kill-on-invalid-dep=yes

@@ -12,7 +12,9 @@
 # It checks, and prints PASS or FAIL for each:
 #  1. scripts/slurm-egdb.sh: 2 and 3 pieces built directly, then the 21
 #     4-piece slices a position needs as array jobs in 11 dependency
-#     layers: all of them and nothing else built, `egdb verify --full`;
+#     layers: all of them and nothing else built, each re-derived once by
+#     the script's check array (`egdb verify --full --slice`), 0
+#     inconsistent, and `egdb verify --full` over the folder;
 #  2. scripts/slurm-ballots.sbatch as an array of 3 tasks (ballots 1-3,
 #     15 s each) with scripts/slurm-merge.sbatch depending on it: each
 #     shard holds its walk, every result of every shard is in the merged
@@ -247,6 +249,13 @@ egdb_ok() {
   [ "$want" = "$have" ] || { echo "slices: $(diff <(echo "$want") <(echo "$have") | head -5)" >&2; return 1; }
   want=$(sort "$work/want4")
   say "egdb: the $(echo "$want" | wc -l) slices of 4 pieces for $FOR_FEN built"
+  # The check's array re-derived each of them once, none inconsistent.
+  local checked
+  checked=$(cat "$shared"/egdb-jobs/verify-*.out |
+    sed -n 's/^full check of \([0-9]*\) slices\{0,1\} .* 0 inconsistent.*/\1/p' |
+    awk '{s += $1} END {print s + 0}')
+  say "egdb: the check's array re-derived $checked slices, 0 inconsistent"
+  [ "$checked" = "$(echo "$want" | wc -l)" ] || { echo "checked $checked slices" >&2; return 1; }
   CHECKERS_EGDB=$egdb "$CHECKERS_BIN" egdb verify --full --threads 2 2>&1 | tail -2
 }
 check "egdb: layered array jobs build the 4-piece slices of a position, verify --full" egdb_ok
