@@ -2,13 +2,13 @@
 
 use anyhow::Context;
 use clap::Subcommand;
-use engine::egdb::build::{build_one, build_reads, ensure_slice, same_size_closure};
+use engine::egdb::build::{build_one, ensure_slice, same_size_closure};
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
 use engine::egdb::probe::Source;
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
-use engine::egdb::verify::verify_slice;
+use engine::egdb::verify::{decode_for_verify, verify_slice};
 use engine::egdb::{default_dir, ensure, ensure_reachable, Egdb, EgdbError};
 use engine::notation::fen::parse_fen;
 use engine::{Oracle, Position};
@@ -74,8 +74,8 @@ struct BuildArgs {
     threads: Option<usize>,
     /// Build only this slice (e.g. 2m1k@5-1m0k@3); every slice it depends
     /// on must be present (for cluster array jobs).
-    #[arg(long)]
-    slice: Option<String>,
+    #[arg(long, value_parser = parse_slice)]
+    slice: Option<SliceKey>,
     /// With --slice: first build whatever it needs that is missing (every
     /// slice of fewer pieces, and the slices of its size it reads).
     #[arg(long, requires = "slice")]
@@ -214,8 +214,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     let progress = crate::progress::BarProgress::new();
     let t = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
-        if let Some(name) = &a.slice {
-            let s = SliceKey::parse(name).ok_or_else(|| EgdbError::BadSliceName(name.clone()))?;
+        if let Some(s) = a.slice {
             std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             if a.with_deps {
                 ensure_slice(&dir, s, &progress)?;
@@ -524,12 +523,6 @@ fn stats(a: StatsArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The most memory `egdb verify --full` decodes a slice's tables and
-/// those its moves reach into (a quarter byte a position): every 7-piece
-/// slice with its reads fits; an 8-piece slice's largest reads may not,
-/// and the rest are then read from their files.
-const VERIFY_DECODE_BYTES: u64 = 4 << 30;
-
 /// A slice name on the command line (`--slice`).
 fn parse_slice(name: &str) -> Result<SliceKey, String> {
     SliceKey::parse(name).ok_or_else(|| EgdbError::BadSliceName(name.to_string()).to_string())
@@ -617,14 +610,7 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         pool.install(|| -> anyhow::Result<()> {
             for (name, s, _) in &chosen {
                 bar.set_message(name.clone());
-                // The slice and what its moves reach, decoded: a probe
-                // then reads a byte, not a compressed block (a quarter to
-                // a third less time, 6-piece slices measured). Every block
-                // is checked as it is decoded; a table left out of the
-                // budget is read from its file.
-                let mut decode = build_reads(*s);
-                decode.push(*s);
-                if let Err(e) = db.unpack_slices(&decode, VERIFY_DECODE_BYTES) {
+                if let Err(e) = decode_for_verify(&mut db, *s) {
                     bar.suspend(|| eprintln!("problem: {e}"));
                     problems += 1;
                 }

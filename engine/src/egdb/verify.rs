@@ -11,9 +11,11 @@
 //! rule out a cycle of positions all marked as wins (a win needs a finite
 //! path), which only the retrograde construction excludes.
 
+use super::build::build_reads;
 use super::codec::DONT_CARE;
 use super::file::SliceFile;
-use super::probe::Egdb;
+use super::probe::{Egdb, Unpacked};
+use super::slice::SliceKey;
 use super::EgdbError;
 use crate::board::Position;
 use crate::moves::MoveList;
@@ -73,6 +75,24 @@ fn check(db: &Egdb, pos: &Position, v: Value, list: &mut MoveList) -> Option<Str
             if any_draw { "some" } else { "none" }
         )
     })
+}
+
+/// The most memory [`decode_for_verify`] decodes tables into (a quarter
+/// byte a position): every 7-piece slice with the slices it reads fits;
+/// an 8-piece slice's largest reads may not, and the rest are then read
+/// from their files.
+pub const VERIFY_DECODE_BYTES: u64 = 4 << 30;
+
+/// Decodes `slice` and the slices its moves reach ([`build_reads`]) in
+/// `db`, within [`VERIFY_DECODE_BYTES`], replacing what was decoded
+/// before, so that [`verify_slice`]'s probes read a byte instead of a
+/// compressed block (a quarter to a third less time, measured on 6-piece
+/// slices). Every block is checked as it is decoded; the answers are the
+/// files' either way.
+pub fn decode_for_verify(db: &mut Egdb, slice: SliceKey) -> Result<Unpacked, EgdbError> {
+    let mut decode = build_reads(slice);
+    decode.push(slice);
+    db.unpack_slices(&decode, VERIFY_DECODE_BYTES)
 }
 
 /// Checks every stored value of `file` against its successors in `db`
