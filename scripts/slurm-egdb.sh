@@ -55,7 +55,11 @@ if [ "${1:-}" = --verify-task ]; then
   [ -n "$line" ] || { echo "no slice on line $SLURM_ARRAY_TASK_ID of $2" >&2; exit 1; }
   slice_args=()
   for s in $line; do slice_args+=(--slice "$s"); done
+  # A journal per task: a task stopped part way (time limit, node
+  # failure) and run again (`scontrol requeue`, or the script again) skips
+  # the slices it already checked clean against the same files.
   exec "$CHECKERS_BIN" egdb verify --full "${slice_args[@]}" --dir "$CHECKERS_EGDB" \
+    --journal "$(dirname "$2")/verify-$SLURM_ARRAY_TASK_ID.journal" \
     --threads "${SLURM_CPUS_PER_TASK:-1}"
 fi
 

@@ -162,6 +162,80 @@ fn a_full_verify_can_be_kept_to_one_piece_count() {
     assert!(!egdb(dir, &["verify", "--every", "2"]).status.success());
 }
 
+/// `verify --full --journal FILE` records each slice as its check ends and
+/// takes from the journal, when run again, the slices checked with none
+/// inconsistent against the same files: a record that no longer matches
+/// them (as after a rebuild) is checked again, a line cut short by a kill
+/// is ignored, and a file that is not a journal is refused and kept.
+#[test]
+fn a_full_verify_goes_on_from_its_journal() {
+    let tmp = common::temp_dir("egdb-verify-journal");
+    let dir = tmp.path().join("db");
+    std::fs::create_dir(&dir).unwrap();
+    assert!(egdb(&dir, &["build", "--pieces", "3"]).status.success());
+    let slices = files(&dir).iter().filter(|f| f.ends_with(".egdb")).count();
+    let journal = tmp.path().join("check.journal");
+    let j = journal.to_str().unwrap();
+    let run = || -> (String, String) {
+        let out = egdb(&dir, &["verify", "--full", "--journal", j]);
+        common::assert_success(&out);
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let checked = |text: &str| -> u64 {
+        let at = text.find("): ").unwrap() + "): ".len();
+        text[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let taken = |n: usize| format!("({n} of the slices taken from the journal");
+
+    let (first, _) = run();
+    assert!(first.contains(&taken(0)), "{first}");
+    assert!(checked(&first) > 0, "{first}");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(text.lines().count(), slices + 1, "{text}");
+
+    let (second, _) = run();
+    assert!(second.contains(&taken(slices)), "{second}");
+    assert_eq!(checked(&second), checked(&first));
+
+    // One record's digest changed, and a line cut short after it.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut fields: Vec<&str> = lines[1].split('\t').collect();
+    let other = if fields[2] == "0123456789abcdef" {
+        "fedcba9876543210"
+    } else {
+        "0123456789abcdef"
+    };
+    fields[2] = other;
+    lines[1] = fields.join("\t");
+    std::fs::write(&journal, lines.join("\n") + "\nv1\t0m2k").unwrap();
+    let (third, err) = run();
+    assert!(third.contains(&taken(slices - 1)), "{third}");
+    assert!(err.contains("1 line(s)"), "{err}");
+    assert_eq!(checked(&third), checked(&first));
+    let (fourth, _) = run();
+    assert!(fourth.contains(&taken(slices)), "{fourth}");
+
+    // Not a journal: refused, named, left as it was.
+    let notes = tmp.path().join("notes.txt");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    let out = egdb(
+        &dir,
+        &["verify", "--full", "--journal", notes.to_str().unwrap()],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("notes.txt") && err.contains("not a verify journal"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
+    // --journal needs --full.
+    assert!(!egdb(&dir, &["verify", "--journal", j]).status.success());
+}
+
 #[test]
 fn a_bad_position_is_named_and_nothing_is_built() {
     let tmp = common::temp_dir("egdb-for-bad");

@@ -5,6 +5,7 @@ use clap::Subcommand;
 use engine::egdb::build::{build_one, ensure_slice, same_size_closure};
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
+use engine::egdb::journal::{check_digest, JournalEntry, VerifyJournal};
 use engine::egdb::probe::Source;
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
@@ -157,6 +158,14 @@ struct VerifyArgs {
     /// from.
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..), requires = "full")]
     every: u64,
+    /// With --full: record each slice's check in FILE as it ends (created
+    /// when missing), and take from it the slices it records as checked
+    /// with none inconsistent against the same files, so that a check
+    /// stopped or killed goes on where it stopped when run again with the
+    /// same FILE. A slice whose file, or a file it reads, has changed
+    /// since is checked again.
+    #[arg(long, value_name = "FILE", requires = "full")]
+    journal: Option<PathBuf>,
     #[command(flatten)]
     dir: DirArg,
     /// Worker threads (default: all cores; at most 1024).
@@ -607,8 +616,24 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         let t = Instant::now();
         let mut checked = 0u64;
         let mut inconsistent = 0u64;
+        let mut journal = a.journal.as_deref().map(VerifyJournal::open).transpose()?;
+        if let Some(j) = journal.as_ref().filter(|j| j.ignored() > 0) {
+            eprintln!(
+                "note: {} line(s) of {} did not parse and were ignored",
+                j.ignored(),
+                j.path().display()
+            );
+        }
+        let mut from_journal = 0usize;
         pool.install(|| -> anyhow::Result<()> {
-            for (name, s, _) in &chosen {
+            for (name, s, positions) in &chosen {
+                let digest = check_digest(&db, *s);
+                if let Some(n) = journal.as_ref().and_then(|j| j.passed(name, digest)) {
+                    checked += n;
+                    from_journal += 1;
+                    bar.inc(*positions);
+                    continue;
+                }
                 bar.set_message(name.clone());
                 if let Err(e) = decode_for_verify(&mut db, *s) {
                     bar.suspend(|| eprintln!("problem: {e}"));
@@ -629,6 +654,14 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
                 };
                 checked += r.checked;
                 inconsistent += r.inconsistent;
+                if let Some(j) = journal.as_mut() {
+                    let entry = JournalEntry {
+                        digest,
+                        checked: r.checked,
+                        inconsistent: r.inconsistent,
+                    };
+                    j.record(name, entry)?;
+                }
                 for x in &r.examples {
                     bar.suspend(|| {
                         eprintln!("inconsistent: slice {} {}: {}", x.slice, x.fen, x.what)
@@ -655,9 +688,16 @@ fn verify(a: VerifyArgs) -> anyhow::Result<()> {
         })?;
         bar.finish_and_clear();
         problems += inconsistent;
+        let journaled = match &journal {
+            Some(j) => format!(
+                " ({from_journal} of the slices taken from the journal {})",
+                j.path().display()
+            ),
+            None => String::new(),
+        };
         println!(
             "full check of {} slice{} ({total} positions): {checked} stored positions \
-             re-derived from their successors, {inconsistent} inconsistent, {:.1} s",
+             re-derived from their successors, {inconsistent} inconsistent, {:.1} s{journaled}",
             chosen.len(),
             if chosen.len() == 1 { "" } else { "s" },
             t.elapsed().as_secs_f64()

@@ -13,6 +13,8 @@
 //! * [`unpacked`]: tables decoded into memory, two bits a position, for
 //!   the fastest probes.
 //! * [`verify`]: re-derivation of every stored value from its successors.
+//! * [`journal`]: what a full check has done, so that a stopped one goes
+//!   on where it stopped.
 //!
 //! Side-to-move convention: only positions with Black to move are stored;
 //! a position with White to move is looked up as its colour-reversed image
@@ -25,6 +27,7 @@ mod build_order;
 pub mod codec;
 pub mod file;
 pub mod index;
+pub mod journal;
 pub mod probe;
 pub mod reach;
 pub mod slice;
