@@ -864,9 +864,10 @@ const DECODE_PAYS_FROM: u64 = 300_000_000;
 /// `ahead`, which are in build order): decodes the slices present into
 /// memory ([`Egdb::unpack`], fewest pieces first, within
 /// [`BUILD_DECODE_BYTES`]) when the slices of that count ahead hold
-/// `pays_from` positions or more ([`DECODE_PAYS_FROM`]), so that the forward pass's
-/// probes of the smaller slices read a byte instead of scanning a
-/// compressed block. Slices built afterwards are read from their files.
+/// `pays_from` positions or more ([`DECODE_PAYS_FROM`]), so that the
+/// forward pass's probes of the smaller slices read a byte instead of
+/// scanning a compressed block. Slices built afterwards are read from
+/// their files.
 fn decode_reads_ahead(
     db: &mut Egdb,
     ahead: &[SliceKey],
