@@ -186,12 +186,7 @@ fn parse_line(line: &str) -> Option<(String, JournalEntry)> {
 /// read that is missing counts as 0). Another file for any of them gives
 /// another digest.
 pub fn check_digest(db: &Egdb, slice: SliceKey) -> u64 {
-    let checksum = |s: SliceKey| {
-        db.slices()
-            .iter()
-            .find(|f| f.header().slice == s)
-            .map_or(0, |f| f.header().checksum)
-    };
+    let checksum = |s: SliceKey| db.slice_file(&s).map_or(0, |f| f.header().checksum);
     let mut reads = build_reads(slice);
     reads.sort_by_key(|s| s.name());
     std::iter::once(slice)
