@@ -102,6 +102,25 @@ const fn token_values() -> [[u8; 5]; 256] {
 /// How many run lengths below the longest that fits the encoder tries.
 const RUN_CANDIDATES: usize = 4;
 
+/// `RUNS_UP_TO[r]`: how many of [`RUN_LENGTHS`] are at most `r`, for any
+/// run within a block (a table in place of a binary search per position).
+const RUNS_UP_TO: [u8; MAX_BLOCK + 1] = {
+    let mut t = [0u8; MAX_BLOCK + 1];
+    let mut r = 0;
+    while r <= MAX_BLOCK {
+        let mut j = 0;
+        while j < RUN_CODES && RUN_LENGTHS[j] as usize <= r {
+            j += 1;
+        }
+        t[r] = j as u8;
+        r += 1;
+    }
+    t
+};
+
+/// The most positions a block holds (the longest run).
+const MAX_BLOCK: usize = 4096;
+
 /// Appends the token encoding of `values` (codes 0-3, at most 4096) to
 /// `out`: the fewest tokens, found by dynamic programming over the
 /// positions, don't-care positions matching any value.
@@ -123,35 +142,34 @@ pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
             return;
         }
     }
-    // run[v][i]: how many positions from i on can be value v; pair[p][i]:
-    // how many can be written with pair p.
-    let mut run = [vec![0u32; n + 1], vec![0u32; n + 1], vec![0u32; n + 1]];
-    let mut pair = [vec![0u32; n + 1], vec![0u32; n + 1], vec![0u32; n + 1]];
+    // One pass from the block's end: `run[v]`, how many positions from i
+    // on can be value v, and `pair[p]`, how many can be written with pair
+    // p, are kept for the current i only; cost[i]: fewest tokens for
+    // positions i..n; choice[i]: first token (for literals, a marker: 255
+    // ternary, 252 + p binary of pair p).
+    const TERN: u16 = 0x100;
+    const BIN: u16 = 0x200;
+    let mut run = [0u32; 3];
+    let mut pair = [0u32; 3];
+    let mut cost = vec![0u32; n + 1];
+    let mut choice = vec![0u16; n + 1];
     for i in (0..n).rev() {
         let x = values[i];
         for (v, r) in run.iter_mut().enumerate() {
-            r[i] = if x == v as u8 || x == DONT_CARE {
-                r[i + 1] + 1
+            *r = if x == v as u8 || x == DONT_CARE {
+                *r + 1
             } else {
                 0
             };
         }
         for (p, r) in pair.iter_mut().enumerate() {
             let ok = x == DONT_CARE || PAIRS[p].contains(&x);
-            r[i] = if ok { r[i + 1] + 1 } else { 0 };
+            *r = if ok { *r + 1 } else { 0 };
         }
-    }
-    // cost[i]: fewest tokens for positions i..n; choice[i]: first token
-    // (for literals, a marker: 255 ternary, 252 + p binary of pair p).
-    const TERN: u16 = 0x100;
-    const BIN: u16 = 0x200;
-    let mut cost = vec![0u32; n + 1];
-    let mut choice = vec![0u16; n + 1];
-    for i in (0..n).rev() {
         let mut best = 1 + cost[(i + 4).min(n)];
         let mut tok = TERN;
-        for (p, r) in pair.iter().enumerate() {
-            if r[i] as usize >= 5.min(n - i) {
+        for (p, &r) in pair.iter().enumerate() {
+            if r as usize >= 5.min(n - i) {
                 let c = 1 + cost[(i + 5).min(n)];
                 if c < best {
                     best = c;
@@ -159,14 +177,14 @@ pub fn encode_tokens(values: &[u8], out: &mut Vec<u8>) {
                 }
             }
         }
-        for (v, r) in run.iter().enumerate() {
-            let r = r[i] as usize;
+        for (v, &r) in run.iter().enumerate() {
+            let r = r as usize;
             if r < RUN_LENGTHS[0] as usize {
                 continue;
             }
             // The longest lengths that fit, and (when the run reaches the
             // block's end) the shortest that overhangs it.
-            let top = RUN_LENGTHS.partition_point(|&l| (l as usize) <= r);
+            let top = RUNS_UP_TO[r.min(MAX_BLOCK)] as usize;
             let lo = top.saturating_sub(RUN_CANDIDATES);
             let hi = if i + r == n {
                 (top + 1).min(RUN_CODES)
@@ -427,6 +445,14 @@ pub fn decode_block(block: &[u8], len: usize, out: &mut Vec<u8>) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_run_table_counts_the_lengths_up_to_each_run() {
+        for r in 0..=MAX_BLOCK {
+            let by_search = RUN_LENGTHS.partition_point(|&l| (l as usize) <= r);
+            assert_eq!(RUNS_UP_TO[r] as usize, by_search, "run of {r}");
+        }
+    }
 
     fn check(values: &[u8]) -> usize {
         check_block(values);
