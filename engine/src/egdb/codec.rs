@@ -448,9 +448,10 @@ mod tests {
 
     #[test]
     fn the_run_table_counts_the_lengths_up_to_each_run() {
-        for r in 0..=MAX_BLOCK {
+        assert_eq!(RUNS_UP_TO.len(), MAX_BLOCK + 1);
+        for (r, &up_to) in RUNS_UP_TO.iter().enumerate() {
             let by_search = RUN_LENGTHS.partition_point(|&l| (l as usize) <= r);
-            assert_eq!(RUNS_UP_TO[r] as usize, by_search, "run of {r}");
+            assert_eq!(up_to as usize, by_search, "run of {r}");
         }
     }
 
