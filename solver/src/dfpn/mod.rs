@@ -209,8 +209,9 @@ impl Pn {
     }
 }
 
-/// Points of evaluation per unit of an initial proof number.
-const POINTS_PER_UNIT: i32 = 50;
+/// Points of evaluation per unit of an initial proof number: a
+/// twentieth of a man ([`crate::order::MAN`] is 100 points).
+const POINTS_PER_UNIT: i32 = 5;
 /// Largest initial proof number from the evaluation.
 const MAX_INITIAL: i32 = 20;
 
@@ -218,11 +219,15 @@ const MAX_INITIAL: i32 = 20;
 /// (its mover's view, its forced captures made; [`resolved`]): a mover that is behind is harder to
 /// prove for and easier to refute, one that is ahead the other way round
 /// (df-pn with heuristic initial numbers, as in df-pn+). One unit per
-/// half a man, at least 1, so that the search still expands cheap-looking
-/// children first; never 0 (that would claim a result). (A unit per
-/// quarter man settled more bench positions in a time limit, but its
-/// df-pn-only proofs grew past a million nodes on king endings that this
-/// scale proves in thousands: solver/tests/extract.rs.)
+/// twentieth of a man up to a man ([`MAX_INITIAL`] units), at least 1, so
+/// that the search still expands cheap-looking children first; never 0
+/// (that would claim a result). Measured 2026-11-27 against a unit per
+/// half man (docs/measurements.md, df-pn): the solver bench 13 of 20
+/// exact at 10 s against 11, with proofs of about the same size; the
+/// 16-ballot sample's median frontier 11 pieces against 10; the known
+/// positions the same. The king endings of solver/tests/extract.rs are
+/// proved in as few positions (a quarter man had once grown those proofs
+/// past a million positions, with an earlier search).
 fn initial_numbers(score: i32) -> Pn {
     let units = |x: i32| (1 + x.clamp(0, POINTS_PER_UNIT * MAX_INITIAL) / POINTS_PER_UNIT) as u32;
     Pn::new(units(-score), units(score))
