@@ -118,8 +118,8 @@ const RUNS_UP_TO: [u8; MAX_BLOCK + 1] = {
     t
 };
 
-/// The most positions a block holds (the longest run).
-const MAX_BLOCK: usize = 4096;
+/// The most positions a block holds: the longest run.
+const MAX_BLOCK: usize = RUN_LENGTHS[RUN_CODES - 1] as usize;
 
 /// Appends the token encoding of `values` (codes 0-3, at most 4096) to
 /// `out`: the fewest tokens, found by dynamic programming over the
