@@ -225,9 +225,10 @@ const MAX_INITIAL: i32 = 300;
 /// claim a result). Measured 2026-11-27 (docs/measurements.md, df-pn):
 /// a unit per half man at most 20 units, then per twentieth of a man
 /// (bench 11 -> 13 of 20 at 10 s, sample median 10 -> 11 pieces), then
-/// per point at most 300 units (bench 14 of 20, the sample walked back
-/// further on four ballots and on none less, one more known-position
-/// half settled). The king endings of solver/tests/extract.rs keep
+/// per point at most 300 units (bench 13 or 14 of 20, the 14th at the
+/// budget's edge, the draws it settles near the budget 20-40% sooner;
+/// the sample walked back further on four ballots and on none less; one
+/// more known-position half settled). The king endings of solver/tests/extract.rs keep
 /// proofs of about the same size (589 positions over the three against
 /// 459; a quarter man had once grown them past a million positions, with
 /// an earlier search).
