@@ -209,31 +209,29 @@ impl Pn {
     }
 }
 
-/// Points of evaluation per unit of an initial proof number: one point,
-/// a hundredth of a man ([`crate::order::MAN`] is 100 points).
-const POINTS_PER_UNIT: i32 = 1;
-/// Largest initial proof number from the evaluation: reached at three
-/// men ahead.
+/// Largest initial proof number from the evaluation, in points (a unit
+/// per point; [`crate::order::MAN`] is 100 points): reached at three men
+/// ahead.
 const MAX_INITIAL: i32 = 300;
 
 /// The numbers of a child not searched yet, from its evaluation `score`
-/// (its mover's view, its forced captures made; [`resolved`]): a mover that is behind is harder to
-/// prove for and easier to refute, one that is ahead the other way round
-/// (df-pn with heuristic initial numbers, as in df-pn+). One unit per
-/// point up to three men ([`MAX_INITIAL`] units), at least 1, so that the
-/// search still expands cheap-looking children first; never 0 (that would
-/// claim a result). Measured 2026-11-27 (docs/measurements.md, df-pn):
-/// a unit per half man at most 20 units, then per twentieth of a man
-/// (bench 11 -> 13 of 20 at 10 s, sample median 10 -> 11 pieces), then
-/// per point at most 300 units (bench 13 or 14 of 20, the 14th at the
-/// budget's edge, the draws it settles near the budget 20-40% sooner;
-/// the sample walked back further on four ballots and on none less; one
-/// more known-position half settled). The king endings of solver/tests/extract.rs keep
-/// proofs of about the same size (589 positions over the three against
-/// 459; a quarter man had once grown them past a million positions, with
-/// an earlier search).
+/// (its mover's view, its forced captures made; [`resolved`]): a mover
+/// that is behind is harder to prove for and easier to refute, one that
+/// is ahead the other way round (df-pn with heuristic initial numbers, as
+/// in df-pn+). One unit per point up to three men ([`MAX_INITIAL`]), at
+/// least 1, so that the search still expands cheap-looking children
+/// first; never 0 (that would claim a result). Measured 2026-11-27
+/// (docs/measurements.md, df-pn): a unit per half man at most 20 units,
+/// then per twentieth of a man (bench 11 -> 13 of 20 at 10 s, sample
+/// median 10 -> 11 pieces), then per point at most 300 units (bench 13 or
+/// 14 of 20, the 14th at the budget's edge, the draws it settles near the
+/// budget 20-40% sooner; the sample walked back further on four ballots
+/// and on none less; one more known-position half settled). The king
+/// endings of solver/tests/extract.rs keep proofs of about the same size
+/// (589 positions over the three against 459; a quarter man had once
+/// grown them past a million positions, with an earlier search).
 fn initial_numbers(score: i32) -> Pn {
-    let units = |x: i32| (1 + x.clamp(0, POINTS_PER_UNIT * MAX_INITIAL) / POINTS_PER_UNIT) as u32;
+    let units = |x: i32| (1 + x.clamp(0, MAX_INITIAL)) as u32;
     Pn::new(units(-score), units(score))
 }
 
