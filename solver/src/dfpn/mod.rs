@@ -71,6 +71,10 @@ pub struct DfpnConfig {
     /// trusted results hide it until the first check (figures in
     /// docs/measurements.md).
     pub trust: bool,
+    /// The most pieces the databases answer for (0 without databases):
+    /// a child's initial numbers grow with its pieces above it
+    /// ([`initial_numbers`]).
+    pub db_pieces: u32,
 }
 
 impl Default for DfpnConfig {
@@ -81,6 +85,7 @@ impl Default for DfpnConfig {
             epsilon: 0.25,
             max_ply: 1000,
             trust: false,
+            db_pieces: 0,
         }
     }
 }
@@ -214,25 +219,51 @@ impl Pn {
 /// ahead.
 const MAX_INITIAL: i32 = 300;
 
+/// Units the initial numbers gain per piece above the databases
+/// ([`initial_numbers`]), against one for a child at them.
+const PIECE_WEIGHT: u32 = 25;
+
 /// The numbers of a child not searched yet, from its evaluation `score`
-/// (its mover's view, its forced captures made; [`resolved`]): a mover
-/// that is behind is harder to prove for and easier to refute, one that
-/// is ahead the other way round (df-pn with heuristic initial numbers, as
-/// in df-pn+). One unit per point up to three men ([`MAX_INITIAL`]), at
-/// least 1, so that the search still expands cheap-looking children
-/// first; never 0 (that would claim a result). Measured 2026-11-27
-/// (docs/measurements.md, df-pn): a unit per half man at most 20 units,
-/// then per twentieth of a man (bench 11 -> 13 of 20 at 10 s, sample
-/// median 10 -> 11 pieces), then per point at most 300 units (bench 13 or
-/// 14 of 20, the 14th at the budget's edge, the draws it settles near the
-/// budget 20-40% sooner; the sample walked back further on four ballots
-/// and on none less; one more known-position half settled). The king
-/// endings of solver/tests/extract.rs keep proofs of about the same size
-/// (589 positions over the three against 459; a quarter man had once
-/// grown them past a million positions, with an earlier search).
-fn initial_numbers(score: i32) -> Pn {
-    let units = |x: i32| (1 + x.clamp(0, MAX_INITIAL)) as u32;
+/// (its mover's view, its forced captures made; [`resolved`]) and its
+/// distance from the databases: a mover that is behind is harder to
+/// prove for and easier to refute, one that is ahead the other way round
+/// (df-pn with heuristic initial numbers, as in df-pn+), and either proof
+/// costs more the more pieces must come off before the databases settle
+/// it.
+///
+/// One unit per point up to three men ([`MAX_INITIAL`]), at least 1, so
+/// that the search still expands cheap-looking children first; never 0
+/// (that would claim a result). Both numbers times `1 + PIECE_WEIGHT *
+/// pieces_above`, `pieces_above` being the child's pieces above the
+/// databases' (a capture it must make counts one piece off), so that a
+/// line that exchanges pieces looks cheaper than one that keeps them,
+/// and a child whose capture reaches the databases far cheaper still.
+///
+/// Measured 2026-11-27 (docs/measurements.md, df-pn): a unit per half man
+/// at most 20 units, then per twentieth of a man (bench 11 -> 13 of 20 at
+/// 10 s, sample median 10 -> 11 pieces), then per point at most 300 units
+/// (bench 13 or 14 of 20, the 14th at the budget's edge, the draws it
+/// settles near the budget 20-40% sooner). The factor of pieces above
+/// the databases: the bench's draws that take more than a second settled
+/// 20-50% sooner and the 14th well inside the budget; weights of 5 to
+/// 125 measured alike, 1 slower; the square or cube of the pieces above,
+/// or their plain count (a child one piece above costing the same as one
+/// at them), lost on king endings.
+fn initial_numbers(score: i32, pieces_above: u32) -> Pn {
+    let factor = PIECE_WEIGHT.saturating_mul(pieces_above).saturating_add(1);
+    let units = |x: i32| {
+        (1 + x.clamp(0, MAX_INITIAL) as u32)
+            .saturating_mul(factor)
+            .min(BIG)
+    };
     Pn::new(units(-score), units(score))
+}
+
+/// The pieces of `pos` above `db_pieces`, counting a capture it must make
+/// as one piece off.
+fn pieces_above(pos: &Position, db_pieces: u32) -> u32 {
+    let pieces = pos.occupied().count_ones() - u32::from(pos.has_capture());
+    pieces.saturating_sub(db_pieces)
 }
 
 /// One child in a node's local list.
@@ -772,9 +803,9 @@ impl<'a> Dfpn<'a> {
             c.score = resolved(&child);
             c.last = match c.fixed {
                 Some(v) => v,
-                None => self
-                    .lookup(&child, ct)
-                    .unwrap_or_else(|| initial_numbers(c.score)),
+                None => self.lookup(&child, ct).unwrap_or_else(|| {
+                    initial_numbers(c.score, pieces_above(&child, self.cfg.db_pieces))
+                }),
             };
         }
         children.sort_by_key(|c| c.score);
@@ -845,6 +876,32 @@ mod tests {
     /// An entry takes 20 bytes, and a table slot 36 with its key: the
     /// table's memory per position (48 with a 64-bit work count and an
     /// `Option<Move>`).
+    /// A child farther from the databases costs more both ways; one at
+    /// them keeps the plain numbers; none is ever 0 or infinite.
+    #[test]
+    fn initial_numbers_grow_with_the_pieces_above_the_databases() {
+        let at = initial_numbers(40, 0);
+        let near = initial_numbers(40, 1);
+        let far = initial_numbers(40, 6);
+        assert_eq!((at.phi, at.delta), (1, 41));
+        assert_eq!((near.phi, near.delta), (26, 26 * 41));
+        assert_eq!((far.phi, far.delta), (151, 151 * 41));
+        let most = initial_numbers(-100_000, u32::MAX);
+        assert_eq!((most.phi, most.delta), (BIG, BIG));
+    }
+
+    /// The pieces above the databases count a capture the mover must make
+    /// as a piece off.
+    #[test]
+    fn pieces_above_counts_a_pending_capture_as_one_off() {
+        let pos = |fen| engine::notation::fen::parse_fen(fen).expect("a valid FEN");
+        // Eight pieces, no capture for Black to move.
+        assert_eq!(pieces_above(&pos("B:W21,22,23,24:B1,2,3,4"), 6), 2);
+        // Eight pieces, and White to move must take 18.
+        assert_eq!(pieces_above(&pos("W:W22,30,31,32:B18,1,2,3"), 6), 1);
+        assert_eq!(pieces_above(&pos("B:W21,22,23,24:B1,2,3,4"), 8), 0);
+    }
+
     #[test]
     fn a_table_entry_is_compact() {
         assert_eq!(std::mem::size_of::<Entry>(), 20);

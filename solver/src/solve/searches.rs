@@ -115,6 +115,7 @@ impl<'a, 'o> Searches<'a, 'o> {
             limits,
             table_entries: opts.table_entries,
             trust,
+            db_pieces: opts.egdb_pieces,
             ..DfpnConfig::default()
         };
         let mut df = Dfpn::new(leaves, dfpn_cfg);
