@@ -282,7 +282,7 @@ fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
         "--checkpoint",
         path,
     ];
-    let first = solve_json(&[&args[..], &["--nodes", "2000"]].concat());
+    let first = solve_json(&[&args[..], &["--nodes", "1000"]].concat());
     assert_eq!(first["value"], serde_json::Value::Null);
     assert_eq!(first["resumed"], serde_json::Value::Null);
     // The open question's root numbers, to compare runs by.

@@ -245,7 +245,7 @@ fn solve_resumes_from_its_checkpoint_and_counts_both_runs() {
         ..SolveOptions::default()
     };
     let leaves = Leaves::new(&NoOracle, &NoResults);
-    let first = solve(root, leaves, &opts(2_000)).unwrap();
+    let first = solve(root, leaves, &opts(1_000)).unwrap();
     assert_eq!(first.outcome, None);
     assert!(first.resumed.is_none());
     let second = solve(root, leaves, &opts(1_000_000)).unwrap();
