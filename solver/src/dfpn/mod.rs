@@ -265,7 +265,7 @@ fn initial_numbers(score: i32, pieces_above: u32) -> Pn {
 /// The pieces of `pos` above `db_pieces`, counting a capture it must make
 /// as one piece off.
 fn pieces_above(pos: &Position, db_pieces: u32) -> u32 {
-    let pieces = pos.occupied().count_ones() - u32::from(pos.has_capture());
+    let pieces = pos.piece_count() - u32::from(pos.has_capture());
     pieces.saturating_sub(db_pieces)
 }
 
