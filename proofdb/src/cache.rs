@@ -9,6 +9,7 @@ use crate::outcome::{Outcome, ResultSource};
 use crate::store::Store;
 use engine::Position;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 /// A read-only in-memory snapshot of a store's outcomes.
 #[derive(Clone, Debug, Default)]
@@ -29,7 +30,11 @@ impl ResultCache {
         // by what earlier trees add).
         let rows = map.clone();
         store.for_each_proved_tree(&rows, |tree| {
-            add_tree(&mut map, tree);
+            for (p, o) in tree.proved_positions() {
+                // Verified proofs never disagree; were they to, what was
+                // held stays.
+                let _ = merge_into(&mut map, p, o);
+            }
         })?;
         Ok(ResultCache { map })
     }
@@ -50,91 +55,23 @@ impl ResultCache {
     }
 }
 
-/// Adds what `tree` (a verified proof) proves of each position it reaches,
-/// intersected with what `map` holds. A position where the two disagree
-/// keeps what `map` held (and cannot happen between verified proofs).
-fn add_tree(map: &mut HashMap<Position, Outcome>, tree: &crate::ProofTree) -> usize {
-    let mut added = 0;
-    for (p, o) in tree.proved_positions() {
-        match map.get(&p) {
-            None => {
-                map.insert(p, o);
-                added += 1;
-            }
-            Some(held) => {
-                if let Ok(x) = held.intersect(o) {
-                    map.insert(p, x);
-                }
-            }
-        }
-    }
-    added
+/// Adds `o` for `pos` to `map`, intersected with what is held; a
+/// contradiction leaves what was held and is returned.
+pub(crate) fn merge_into<S: BuildHasher>(
+    map: &mut HashMap<Position, Outcome, S>,
+    pos: Position,
+    o: Outcome,
+) -> std::result::Result<(), crate::OutcomeConflict> {
+    let merged = match map.get(&pos) {
+        Some(held) => held.intersect(o)?,
+        None => o,
+    };
+    map.insert(pos, merged);
+    Ok(())
 }
 
 impl ResultSource for ResultCache {
     fn lookup(&self, pos: &Position) -> Option<Outcome> {
         self.map.get(pos).copied()
-    }
-}
-
-/// An in-memory view of a store's outcomes that grows as a run proves
-/// more: loaded once, then every result the run stores is added, so the
-/// searches of one run see each other's results without a SQL query per
-/// node. Shared between threads.
-#[derive(Debug, Default)]
-pub struct LiveResults {
-    map: std::sync::RwLock<HashMap<Position, Outcome>>,
-}
-
-impl LiveResults {
-    /// Loads every result of `store`.
-    pub fn load(store: &Store) -> Result<LiveResults> {
-        let ResultCache { map } = ResultCache::load(store)?;
-        Ok(LiveResults {
-            map: std::sync::RwLock::new(map),
-        })
-    }
-
-    /// Adds what was proved of `pos`, intersected with what is held. A
-    /// contradiction leaves the held outcome as it was and is returned.
-    pub fn insert(
-        &self,
-        pos: Position,
-        outcome: Outcome,
-    ) -> std::result::Result<(), crate::OutcomeConflict> {
-        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
-        let merged = match map.get(&pos) {
-            Some(held) => held.intersect(outcome)?,
-            None => outcome,
-        };
-        map.insert(pos, merged);
-        Ok(())
-    }
-
-    /// Adds what the verified proof `tree` proves of every position it
-    /// reaches (its root included).
-    pub fn insert_tree(&self, tree: &crate::ProofTree) {
-        let mut map = self.map.write().unwrap_or_else(|e| e.into_inner());
-        add_tree(&mut map, tree);
-    }
-
-    /// Number of positions held.
-    pub fn len(&self) -> usize {
-        self.map.read().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    /// Whether it holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
-impl ResultSource for LiveResults {
-    fn lookup(&self, pos: &Position) -> Option<Outcome> {
-        self.map
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(pos)
-            .copied()
     }
 }

@@ -133,6 +133,11 @@ pub struct Provenance {
 pub trait ResultSource: Sync {
     /// What is known of `pos`, if anything.
     fn lookup(&self, pos: &Position) -> Option<Outcome>;
+
+    /// Brings what a lookup of `pos` reads first into the cache, without
+    /// waiting for it: a search warms all of a node's children, so that
+    /// their cache misses overlap, then looks them up.
+    fn warm(&self, _pos: &Position) {}
 }
 
 /// A source that knows nothing.

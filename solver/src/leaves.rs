@@ -35,6 +35,15 @@ impl<'a> Leaves<'a> {
         (s != Status::Unknown).then_some((s, LeafSource::Store))
     }
 
+    /// Brings what [`Leaves::classify`] of `pos` reads from the store
+    /// into the cache without waiting ([`ResultSource::warm`]): called
+    /// for all of a node's children before they are classified, their
+    /// cache misses overlap.
+    #[inline]
+    pub fn warm(&self, pos: &Position) {
+        self.store.warm(pos);
+    }
+
     /// What is known of `pos` from the sources, for display.
     pub fn outcome(&self, pos: &Position) -> Option<Outcome> {
         if let Some(v) = self.oracle.probe(pos) {

@@ -792,10 +792,13 @@ impl<'a> Dfpn<'a> {
                 }
             })
             .collect();
-        // The children's table reads, all at once: each is a cache miss,
-        // and issued together they overlap instead of coming one by one
-        // between the leaf checks below.
+        // The children's table and store reads, all at once: each is a
+        // cache miss, and issued together they overlap instead of coming
+        // one by one between the leaf checks below.
         self.tt.warm(children.iter().map(|c| Key::new(c.pos, ct)));
+        for c in &children {
+            self.leaves.warm(&c.pos);
+        }
         for c in &mut children {
             let child = c.pos;
             c.fixed = if let Some(k) = (c.irrev..=ply).find(|&k| self.path[k] == child) {

@@ -1,0 +1,317 @@
+//! [`LiveResults`]: the run's in-memory view of a store's outcomes, looked
+//! up at every child of every node the searches expand.
+//!
+//! Nearly every lookup is for a position the store does not hold, and a
+//! map of millions of positions answers each of them with a cache miss: a
+//! df-pn search over a store of 4.6 M proved positions spent over a
+//! quarter of its time there. So a position's hash first meets a filter
+//! (two bits in one word; at least a byte a position when loaded): a
+//! position whose two bits are not both set is absent. The filter is read
+//! without a lock, and [`ResultSource::warm`] reads the words of a node's
+//! children all at once, so that their misses overlap. Only a position
+//! the filter lets through takes the read lock of the map's shard; the
+//! shards, chosen by the hash, each behind its own lock on its own cache
+//! line, keep the threads of a run off each other's lock words.
+
+use crate::cache::{merge_into, ResultCache};
+use crate::error::Result;
+use crate::outcome::{Outcome, ResultSource};
+use crate::store::Store;
+use engine::Position;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Shards (a power of two): the top bits of a position's hash choose one.
+const SHARDS: usize = 64;
+/// Bits of a hash that choose the shard.
+const SHARD_BITS: u32 = SHARDS.trailing_zeros();
+/// Filter bits per position at the load: 16, so a store that doubles
+/// during a run still has 8 (about 5% of absent positions let through;
+/// a fuller filter lets more through and stays correct).
+const FILTER_BITS_PER_POSITION: usize = 16;
+/// Fewest filter words: 16 MB, room for a million or more positions a run
+/// proves from an empty store.
+const MIN_FILTER_WORDS: usize = 1 << 21;
+
+/// A 64-bit hash of a position, its bits well mixed (the shard, the
+/// filter word and the two filter bits come from different bits of it).
+fn position_hash(pos: &Position) -> u64 {
+    let (black, white, kings, side) = pos.parts();
+    let side = u64::from(side == engine::Color::White);
+    let a = (u64::from(black) | u64::from(white) << 32) ^ side;
+    let mut h = a.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ u64::from(kings).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
+/// The hasher of the shards' maps: a multiply-and-rotate over what a
+/// position writes (the standard library's default hasher costs more
+/// than the lookup it serves, and the keys are not chosen by an
+/// adversary).
+#[derive(Default)]
+pub struct PositionHasher(u64);
+
+impl Hasher for PositionHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^ (h >> 31)
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u8(b);
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(23) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map keyed by position with [`PositionHasher`].
+type PositionMap = HashMap<Position, Outcome, BuildHasherDefault<PositionHasher>>;
+
+/// A shard of the map on a cache line of its own.
+#[derive(Debug, Default)]
+#[repr(align(64))]
+struct Shard(RwLock<PositionMap>);
+
+impl Shard {
+    fn read(&self) -> RwLockReadGuard<'_, PositionMap> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, PositionMap> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// An in-memory view of a store's outcomes that grows as a run proves
+/// more: loaded once, then every result the run stores is added, so the
+/// searches of one run see each other's results without a SQL query per
+/// node. Shared between threads.
+#[derive(Debug)]
+pub struct LiveResults {
+    /// Two bits set for each position held; a power of two of words,
+    /// sized at the start.
+    filter: Box<[AtomicU64]>,
+    shards: Box<[Shard]>,
+}
+
+impl Default for LiveResults {
+    /// Empty, with room in the filter for a run's results.
+    fn default() -> Self {
+        LiveResults::with_room(0)
+    }
+}
+
+impl LiveResults {
+    /// Empty, with a filter sized for `positions` positions (at least
+    /// [`MIN_FILTER_WORDS`] words).
+    fn with_room(positions: usize) -> LiveResults {
+        let words = (positions.saturating_mul(FILTER_BITS_PER_POSITION) / 64)
+            .max(MIN_FILTER_WORDS)
+            .next_power_of_two();
+        LiveResults::with_filter_words(words)
+    }
+
+    /// Empty, with a filter of `words` words (a power of two).
+    fn with_filter_words(words: usize) -> LiveResults {
+        debug_assert!(words.is_power_of_two());
+        LiveResults {
+            filter: (0..words).map(|_| AtomicU64::new(0)).collect(),
+            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+        }
+    }
+
+    /// Loads every result of `store`.
+    pub fn load(store: &Store) -> Result<LiveResults> {
+        let cache = ResultCache::load(store)?;
+        let live = LiveResults::with_room(cache.len());
+        for (pos, o) in cache.iter() {
+            // The cache holds each position once: no conflict can arise.
+            let _ = live.insert(*pos, *o);
+        }
+        Ok(live)
+    }
+
+    /// The shard of hash `h`.
+    fn shard(&self, h: u64) -> &Shard {
+        &self.shards[(h >> (64 - SHARD_BITS)) as usize]
+    }
+
+    /// The filter word of hash `h` and its two bits.
+    fn place(&self, h: u64) -> (&AtomicU64, u64) {
+        let word = (h >> 12) as usize & (self.filter.len() - 1);
+        (&self.filter[word], 1 << (h & 63) | 1 << ((h >> 6) & 63))
+    }
+
+    /// Whether the position of hash `h` may be held (it is not when this
+    /// says no).
+    fn may_hold(&self, h: u64) -> bool {
+        let (word, bits) = self.place(h);
+        word.load(Ordering::Relaxed) & bits == bits
+    }
+
+    /// Adds what was proved of `pos`, intersected with what is held. A
+    /// contradiction leaves the held outcome as it was and is returned.
+    pub fn insert(
+        &self,
+        pos: Position,
+        outcome: Outcome,
+    ) -> std::result::Result<(), crate::OutcomeConflict> {
+        let h = position_hash(&pos);
+        merge_into(&mut self.shard(h).write(), pos, outcome)?;
+        let (word, bits) = self.place(h);
+        word.fetch_or(bits, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Adds what the verified proof `tree` proves of every position it
+    /// reaches (its root included).
+    pub fn insert_tree(&self, tree: &crate::ProofTree) {
+        let mut by_shard: Vec<Vec<(Position, Outcome)>> = vec![Vec::new(); SHARDS];
+        for (p, o) in tree.proved_positions() {
+            by_shard[(position_hash(&p) >> (64 - SHARD_BITS)) as usize].push((p, o));
+        }
+        for (shard, positions) in self.shards.iter().zip(by_shard) {
+            if positions.is_empty() {
+                continue;
+            }
+            let mut map = shard.write();
+            for (p, o) in positions {
+                // A verified proof never contradicts another; were it to,
+                // what was held stays.
+                if merge_into(&mut map, p, o).is_ok() {
+                    let (word, bits) = self.place(position_hash(&p));
+                    word.fetch_or(bits, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// Number of positions held.
+    pub fn len(&self) -> usize {
+        self.shards.iter().map(|s| s.read().len()).sum()
+    }
+
+    /// Whether it holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl ResultSource for LiveResults {
+    fn lookup(&self, pos: &Position) -> Option<Outcome> {
+        let h = position_hash(pos);
+        if !self.may_hold(h) {
+            return None;
+        }
+        self.shard(h).read().get(pos).copied()
+    }
+
+    /// Reads `pos`'s filter word, so that its lookup finds it cached.
+    fn warm(&self, pos: &Position) {
+        let (word, _) = self.place(position_hash(pos));
+        std::hint::black_box(word.load(Ordering::Relaxed));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+    use engine::Value;
+
+    /// Every position inserted is found with its outcome, through filter
+    /// growths; positions never inserted are not.
+    #[test]
+    fn finds_what_it_holds_and_nothing_else() {
+        let live = LiveResults::default();
+        let held = distinct_positions();
+        let (inserted, absent) = held.split_at(held.len() / 2);
+        for (i, p) in inserted.iter().enumerate() {
+            let o = if i % 2 == 0 {
+                Outcome::Exact(Value::Draw)
+            } else {
+                Outcome::AtLeastDraw
+            };
+            live.insert(*p, o).unwrap();
+        }
+        assert_eq!(live.len(), inserted.len());
+        for (i, p) in inserted.iter().enumerate() {
+            let want = if i % 2 == 0 {
+                Outcome::Exact(Value::Draw)
+            } else {
+                Outcome::AtLeastDraw
+            };
+            assert_eq!(live.lookup(p), Some(want), "{p:?}");
+        }
+        for p in absent {
+            assert_eq!(live.lookup(p), None, "{p:?}");
+        }
+    }
+
+    /// A bound added to a held bound narrows it; a contradiction is
+    /// refused and leaves what was held.
+    #[test]
+    fn inserts_intersect() {
+        let live = LiveResults::default();
+        let pos = parse_fen("B:W21,22:B1,2").unwrap();
+        live.insert(pos, Outcome::AtLeastDraw).unwrap();
+        live.insert(pos, Outcome::AtMostDraw).unwrap();
+        assert_eq!(live.lookup(&pos), Some(Outcome::Exact(Value::Draw)));
+        assert!(live.insert(pos, Outcome::Exact(Value::Win)).is_err());
+        assert_eq!(live.lookup(&pos), Some(Outcome::Exact(Value::Draw)));
+    }
+
+    /// A filter holding 8 bits a position (half what a load gives)
+    /// turns most absent positions away without a map lookup.
+    #[test]
+    fn the_filter_turns_most_absent_positions_away() {
+        let positions = distinct_positions();
+        let (held, absent) = positions.split_at(positions.len() / 2);
+        let live = LiveResults::with_filter_words((held.len() * 8 / 64).next_power_of_two());
+        for p in held {
+            live.insert(*p, Outcome::AtLeastDraw).unwrap();
+        }
+        assert!(held.iter().all(|p| live.may_hold(position_hash(p))));
+        let passed = absent
+            .iter()
+            .filter(|p| live.may_hold(position_hash(p)))
+            .count();
+        assert!(
+            passed * 10 < absent.len(),
+            "{passed} of {} absent positions passed",
+            absent.len()
+        );
+    }
+
+    /// Black men on two squares and a white king on a third, White to
+    /// move: 11,340 distinct positions, enough to double every shard's
+    /// filter several times.
+    fn distinct_positions() -> Vec<Position> {
+        let mut out = Vec::new();
+        // A black man on 29-32 would have been crowned.
+        for a in 1..=28u32 {
+            for b in (a + 1)..=28 {
+                for k in (1..=32u32).filter(|&k| k != a && k != b) {
+                    out.push(parse_fen(&format!("W:WK{k}:B{a},{b}")).unwrap());
+                }
+            }
+        }
+        out
+    }
+}
