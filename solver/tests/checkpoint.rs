@@ -258,3 +258,30 @@ fn solve_resumes_from_its_checkpoint_and_counts_both_runs() {
     let proof = &second.proofs[0];
     assert_eq!(proof.provenance.nodes, this_run + resumed.nodes);
 }
+
+/// A question settled in a short search leaves no tables to write: a
+/// solve that settles leaves no file, one left open leaves its tables.
+#[test]
+fn only_an_open_question_writes_its_tables_after_it() {
+    let root = parse_fen(FEN).unwrap();
+    let path = scratch("settled.ckpt");
+    let _ = std::fs::remove_file(&path);
+    let opts = |max_nodes| SolveOptions {
+        solver: SolverKind::Dfpn,
+        ask: Ask::Win,
+        max_nodes,
+        checkpoint: Some(CheckpointPlan {
+            path: path.clone(),
+            every: std::time::Duration::from_secs(3600),
+        }),
+        ..SolveOptions::default()
+    };
+    let leaves = Leaves::new(&NoOracle, &NoResults);
+    let settled = solve(root, leaves, &opts(1_000_000)).unwrap();
+    assert_eq!(settled.outcome, Some(Outcome::Exact(Value::Win)));
+    assert!(!path.exists(), "a settled search wrote its tables");
+    let open = solve(root, leaves, &opts(1_000)).unwrap();
+    assert_eq!(open.outcome, None);
+    assert!(path.is_file(), "an open search kept no tables");
+    let _ = std::fs::remove_file(&path);
+}

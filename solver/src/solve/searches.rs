@@ -35,6 +35,14 @@ fn share_at(now: Instant, until: Option<Instant>, fraction: f64) -> Option<Insta
     until.map(|u| now + u.saturating_duration_since(now).mul_f64(fraction))
 }
 
+/// Shortest search of a settled question whose tables are written after
+/// it. An open question's always are (the next run goes on from them); a
+/// settled one's serve only a run killed during the next question, and
+/// writing them (tens of megabytes) cost a ballot walk about 0.2 s a
+/// ply, most of its plies settling in a few seconds, the file then
+/// removed with the position settled.
+const SAVE_SETTLED_AFTER: Duration = Duration::from_secs(60);
+
 /// A run of `solver` on threshold `t` from `t0` until now, without
 /// df-pn's numbers.
 pub(super) fn run_of(
@@ -204,7 +212,8 @@ impl<'a, 'o> Searches<'a, 'o> {
         (o.res.status, o.best)
     }
 
-    /// df-pn on threshold `t` until `until`, its tables written after.
+    /// df-pn on threshold `t` until `until`, its tables written after when
+    /// it is left open or took [`SAVE_SETTLED_AFTER`] or more.
     fn run_dfpn(&mut self, t: Threshold, until: Option<Instant>) -> Result<Answer, SolveError> {
         self.df.set_deadline(until);
         let (n0, t0) = (self.df.nodes(), Instant::now());
@@ -219,7 +228,9 @@ impl<'a, 'o> Searches<'a, 'o> {
             if let Some(e) = self.df.checkpoint_failure() {
                 return Err(e.into());
             }
-            self.df.save_checkpoint(&plan.path, context)?;
+            if open || t0.elapsed() >= SAVE_SETTLED_AFTER {
+                self.df.save_checkpoint(&plan.path, context)?;
+            }
         }
         Ok((o.res.status, o.best))
     }
