@@ -234,16 +234,7 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
 fn solve_resumes_from_its_checkpoint_and_counts_both_runs() {
     let root = parse_fen(FEN).unwrap();
     let path = scratch("solve.ckpt");
-    let opts = |max_nodes| SolveOptions {
-        solver: SolverKind::Dfpn,
-        ask: Ask::Win,
-        max_nodes,
-        checkpoint: Some(CheckpointPlan {
-            path: path.clone(),
-            every: std::time::Duration::from_secs(3600),
-        }),
-        ..SolveOptions::default()
-    };
+    let opts = |max_nodes| win_question_with_checkpoint(&path, max_nodes);
     let leaves = Leaves::new(&NoOracle, &NoResults);
     let first = solve(root, leaves, &opts(1_000)).unwrap();
     assert_eq!(first.outcome, None);
@@ -266,16 +257,7 @@ fn only_an_open_question_writes_its_tables_after_it() {
     let root = parse_fen(FEN).unwrap();
     let path = scratch("settled.ckpt");
     let _ = std::fs::remove_file(&path);
-    let opts = |max_nodes| SolveOptions {
-        solver: SolverKind::Dfpn,
-        ask: Ask::Win,
-        max_nodes,
-        checkpoint: Some(CheckpointPlan {
-            path: path.clone(),
-            every: std::time::Duration::from_secs(3600),
-        }),
-        ..SolveOptions::default()
-    };
+    let opts = |max_nodes| win_question_with_checkpoint(&path, max_nodes);
     let leaves = Leaves::new(&NoOracle, &NoResults);
     let settled = solve(root, leaves, &opts(1_000_000)).unwrap();
     assert_eq!(settled.outcome, Some(Outcome::Exact(Value::Win)));
@@ -284,4 +266,19 @@ fn only_an_open_question_writes_its_tables_after_it() {
     assert_eq!(open.outcome, None);
     assert!(path.is_file(), "an open search kept no tables");
     let _ = std::fs::remove_file(&path);
+}
+
+/// df-pn alone on the win question within `max_nodes`, its tables kept
+/// in `path` (read back when the file is there).
+fn win_question_with_checkpoint(path: &Path, max_nodes: u64) -> SolveOptions {
+    SolveOptions {
+        solver: SolverKind::Dfpn,
+        ask: Ask::Win,
+        max_nodes,
+        checkpoint: Some(CheckpointPlan {
+            path: path.to_path_buf(),
+            every: std::time::Duration::from_secs(3600),
+        }),
+        ..SolveOptions::default()
+    }
 }
