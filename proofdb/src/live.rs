@@ -31,8 +31,8 @@ const SHARD_BITS: u32 = SHARDS.trailing_zeros();
 /// during a run still has 8 (about 5% of absent positions let through;
 /// a fuller filter lets more through and stays correct).
 const FILTER_BITS_PER_POSITION: usize = 16;
-/// Fewest filter words: 16 MB, room for a million or more positions a run
-/// proves from an empty store.
+/// Fewest filter words: 16 MB, 16 bits for each of 8 M positions (8 for
+/// each of 16 M) that a run proves from an empty store.
 const MIN_FILTER_WORDS: usize = 1 << 21;
 
 /// A 64-bit hash of a position, its bits well mixed (the shard, the
@@ -40,9 +40,9 @@ const MIN_FILTER_WORDS: usize = 1 << 21;
 fn position_hash(pos: &Position) -> u64 {
     let (black, white, kings, side) = pos.parts();
     let side = u64::from(side == engine::Color::White);
-    let a = (u64::from(black) | u64::from(white) << 32) ^ side;
-    let mut h = a.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        ^ u64::from(kings).wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    let men = u64::from(black) | u64::from(white) << 32;
+    let rest = u64::from(kings) | side << 32;
+    let mut h = men.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ rest.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
     h ^= h >> 29;
     h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
     h ^ (h >> 32)
@@ -73,6 +73,10 @@ impl Hasher for PositionHasher {
 
     fn write_u32(&mut self, n: u32) {
         self.write_u64(u64::from(n));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
     }
 
     fn write_u64(&mut self, n: u64) {
