@@ -9,7 +9,6 @@ use crate::outcome::{Outcome, ResultSource};
 use crate::store::Store;
 use engine::Position;
 use std::collections::HashMap;
-use std::hash::BuildHasher;
 
 /// A read-only in-memory snapshot of a store's outcomes.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +48,11 @@ impl ResultCache {
         self.map.is_empty()
     }
 
+    /// Its positions and outcomes, as a map.
+    pub(crate) fn into_map(self) -> HashMap<Position, Outcome> {
+        self.map
+    }
+
     /// Every position held with its outcome, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&Position, &Outcome)> {
         self.map.iter()
@@ -57,8 +61,8 @@ impl ResultCache {
 
 /// Adds `o` for `pos` to `map`, intersected with what is held; a
 /// contradiction leaves what was held and is returned.
-pub(crate) fn merge_into<S: BuildHasher>(
-    map: &mut HashMap<Position, Outcome, S>,
+pub(crate) fn merge_into(
+    map: &mut HashMap<Position, Outcome>,
     pos: Position,
     o: Outcome,
 ) -> std::result::Result<(), crate::OutcomeConflict> {

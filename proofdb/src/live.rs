@@ -9,9 +9,7 @@
 //! position whose two bits are not both set is absent. The filter is read
 //! without a lock, and [`ResultSource::warm`] reads the words of a node's
 //! children all at once, so that their misses overlap. Only a position
-//! the filter lets through takes the read lock of the map's shard; the
-//! shards, chosen by the hash, each behind its own lock on its own cache
-//! line, keep the threads of a run off each other's lock words.
+//! the filter lets through takes the map's read lock.
 
 use crate::cache::{merge_into, ResultCache};
 use crate::error::Result;
@@ -19,14 +17,9 @@ use crate::outcome::{Outcome, ResultSource};
 use crate::store::Store;
 use engine::Position;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Shards (a power of two): the top bits of a position's hash choose one.
-const SHARDS: usize = 64;
-/// Bits of a hash that choose the shard.
-const SHARD_BITS: u32 = SHARDS.trailing_zeros();
 /// Filter bits per position at the load: 16, so a store that doubles
 /// during a run still has 8 (about 5% of absent positions let through;
 /// a fuller filter lets more through and stays correct).
@@ -35,8 +28,8 @@ const FILTER_BITS_PER_POSITION: usize = 16;
 /// each of 16 M) that a run proves from an empty store.
 const MIN_FILTER_WORDS: usize = 1 << 21;
 
-/// A 64-bit hash of a position, its bits well mixed (the shard, the
-/// filter word and the two filter bits come from different bits of it).
+/// A 64-bit hash of a position, its bits well mixed (the filter word and
+/// its two bits come from different bits of it).
 fn position_hash(pos: &Position) -> u64 {
     let (black, white, kings, side) = pos.parts();
     let side = u64::from(side == engine::Color::White);
@@ -48,60 +41,6 @@ fn position_hash(pos: &Position) -> u64 {
     h ^ (h >> 32)
 }
 
-/// The hasher of the shards' maps: a multiply-and-rotate over what a
-/// position writes (the standard library's default hasher costs more
-/// than the lookup it serves, and the keys are not chosen by an
-/// adversary).
-#[derive(Default)]
-pub struct PositionHasher(u64);
-
-impl Hasher for PositionHasher {
-    fn finish(&self) -> u64 {
-        let h = self.0.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h ^ (h >> 31)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u8(b);
-        }
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(23) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-/// A map keyed by position with [`PositionHasher`].
-type PositionMap = HashMap<Position, Outcome, BuildHasherDefault<PositionHasher>>;
-
-/// A shard of the map on a cache line of its own.
-#[derive(Debug, Default)]
-#[repr(align(64))]
-struct Shard(RwLock<PositionMap>);
-
-impl Shard {
-    fn read(&self) -> RwLockReadGuard<'_, PositionMap> {
-        self.0.read().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn write(&self) -> RwLockWriteGuard<'_, PositionMap> {
-        self.0.write().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 /// An in-memory view of a store's outcomes that grows as a run proves
 /// more: loaded once, then every result the run stores is added, so the
 /// searches of one run see each other's results without a SQL query per
@@ -111,7 +50,7 @@ pub struct LiveResults {
     /// Two bits set for each position held; a power of two of words,
     /// sized at the start.
     filter: Box<[AtomicU64]>,
-    shards: Box<[Shard]>,
+    map: RwLock<HashMap<Position, Outcome>>,
 }
 
 impl Default for LiveResults {
@@ -136,30 +75,39 @@ impl LiveResults {
         debug_assert!(words.is_power_of_two());
         LiveResults {
             filter: (0..words).map(|_| AtomicU64::new(0)).collect(),
-            shards: (0..SHARDS).map(|_| Shard::default()).collect(),
+            map: RwLock::default(),
         }
     }
 
     /// Loads every result of `store`.
     pub fn load(store: &Store) -> Result<LiveResults> {
-        let cache = ResultCache::load(store)?;
-        let live = LiveResults::with_room(cache.len());
-        for (pos, o) in cache.iter() {
-            // The cache holds each position once: no conflict can arise.
-            let _ = live.insert(*pos, *o);
+        let map = ResultCache::load(store)?.into_map();
+        let live = LiveResults::with_room(map.len());
+        for pos in map.keys() {
+            live.mark(pos);
         }
+        *live.write() = map;
         Ok(live)
     }
 
-    /// The shard of hash `h`.
-    fn shard(&self, h: u64) -> &Shard {
-        &self.shards[(h >> (64 - SHARD_BITS)) as usize]
+    fn read(&self) -> RwLockReadGuard<'_, HashMap<Position, Outcome>> {
+        self.map.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, HashMap<Position, Outcome>> {
+        self.map.write().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The filter word of hash `h` and its two bits.
     fn place(&self, h: u64) -> (&AtomicU64, u64) {
         let word = (h >> 12) as usize & (self.filter.len() - 1);
         (&self.filter[word], 1 << (h & 63) | 1 << ((h >> 6) & 63))
+    }
+
+    /// Sets the filter bits of `pos`.
+    fn mark(&self, pos: &Position) {
+        let (word, bits) = self.place(position_hash(pos));
+        word.fetch_or(bits, Ordering::Relaxed);
     }
 
     /// Whether the position of hash `h` may be held (it is not when this
@@ -176,39 +124,28 @@ impl LiveResults {
         pos: Position,
         outcome: Outcome,
     ) -> std::result::Result<(), crate::OutcomeConflict> {
-        let h = position_hash(&pos);
-        merge_into(&mut self.shard(h).write(), pos, outcome)?;
-        let (word, bits) = self.place(h);
-        word.fetch_or(bits, Ordering::Relaxed);
+        merge_into(&mut self.write(), pos, outcome)?;
+        self.mark(&pos);
         Ok(())
     }
 
     /// Adds what the verified proof `tree` proves of every position it
     /// reaches (its root included).
     pub fn insert_tree(&self, tree: &crate::ProofTree) {
-        let mut by_shard: Vec<Vec<(Position, Outcome)>> = vec![Vec::new(); SHARDS];
-        for (p, o) in tree.proved_positions() {
-            by_shard[(position_hash(&p) >> (64 - SHARD_BITS)) as usize].push((p, o));
-        }
-        for (shard, positions) in self.shards.iter().zip(by_shard) {
-            if positions.is_empty() {
-                continue;
-            }
-            let mut map = shard.write();
-            for (p, o) in positions {
-                // A verified proof never contradicts another; were it to,
-                // what was held stays.
-                if merge_into(&mut map, p, o).is_ok() {
-                    let (word, bits) = self.place(position_hash(&p));
-                    word.fetch_or(bits, Ordering::Relaxed);
-                }
+        let positions = tree.proved_positions();
+        let mut map = self.write();
+        for (p, o) in positions {
+            // A verified proof never contradicts another; were it to,
+            // what was held stays.
+            if merge_into(&mut map, p, o).is_ok() {
+                self.mark(&p);
             }
         }
     }
 
     /// Number of positions held.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.read().len()).sum()
+        self.read().len()
     }
 
     /// Whether it holds nothing.
@@ -219,11 +156,10 @@ impl LiveResults {
 
 impl ResultSource for LiveResults {
     fn lookup(&self, pos: &Position) -> Option<Outcome> {
-        let h = position_hash(pos);
-        if !self.may_hold(h) {
+        if !self.may_hold(position_hash(pos)) {
             return None;
         }
-        self.shard(h).read().get(pos).copied()
+        self.read().get(pos).copied()
     }
 
     /// Reads `pos`'s filter word, so that its lookup finds it cached.
@@ -304,8 +240,7 @@ mod tests {
     }
 
     /// Black men on two squares and a white king on a third, White to
-    /// move: 11,340 distinct positions, enough to double every shard's
-    /// filter several times.
+    /// move: 11,340 distinct positions.
     fn distinct_positions() -> Vec<Position> {
         let mut out = Vec::new();
         // A black man on 29-32 would have been crowned.

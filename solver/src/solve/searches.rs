@@ -38,7 +38,7 @@ fn share_at(now: Instant, until: Option<Instant>, fraction: f64) -> Option<Insta
 /// Shortest search of a settled question whose tables are written after
 /// it. An open question's always are (the next run goes on from them); a
 /// settled one's serve only a run killed during the next question, and
-/// writing them (tens of megabytes) cost a ballot walk about 0.2 s a
+/// writing them (tens of megabytes) cost a ballot walk 0.1-0.2 s a
 /// ply, most of its plies settling in a few seconds, the file then
 /// removed with the position settled.
 const SAVE_SETTLED_AFTER: Duration = Duration::from_secs(60);
