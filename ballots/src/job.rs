@@ -118,8 +118,10 @@ pub enum WalkEnd {
 /// The result of a walk.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WalkSummary {
-    /// The earliest proved ply of the contiguous proved run ending at the
-    /// last ply (`None` when the last position is not proved).
+    /// The earliest proved ply the walk reached (`None` when it proved
+    /// none). The plies after it are proved but for those the walk went
+    /// past ([`walk`]), which the proved ply before them makes needless
+    /// for the ballot's value.
     pub frontier: Option<usize>,
     /// What was proved at the frontier.
     pub frontier_outcome: Option<Outcome>,
@@ -145,6 +147,14 @@ pub struct WalkSummary {
 /// ply is proved, when a ply resists every budget the ballot can still
 /// give, or when `stop` is set. `on_ply` is called after each recorded
 /// attempt.
+///
+/// Past a stuck ply: an attempt that proves only that the side to move
+/// holds at least a draw leaves open its "no win", which must refute
+/// every move of that side. At the ply before, the other side needs only
+/// one move that holds, and any of its moves will do, not only the main
+/// line's: so after each such attempt the ply before gets the same
+/// budget, and when it is proved the walk goes on from there (the stuck
+/// ply stays open; the frontier, the earliest proved ply, is past it).
 pub fn walk(
     line: &MainLine,
     first_ply: usize,
@@ -154,32 +164,41 @@ pub fn walk(
     stop: &StopFlag,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
-    let mut spent = Duration::ZERO;
-    let mut summary = WalkSummary {
-        frontier: None,
-        frontier_outcome: None,
-        end: WalkEnd::Complete,
-        nodes: 0,
-        attempted: 0,
+    let mut w = Walker {
+        line,
+        prover,
+        records,
+        stop,
+        on_ply,
+        ballot: budget.ballot,
+        spent: Duration::ZERO,
+        summary: WalkSummary {
+            frontier: None,
+            frontier_outcome: None,
+            end: WalkEnd::Complete,
+            nodes: 0,
+            attempted: 0,
+        },
     };
-    let last = line.len();
-    for ply in (first_ply..=last).rev() {
+    let mut next = Some(line.len());
+    while let Some(ply) = next.filter(|&p| p >= first_ply) {
+        next = ply.checked_sub(1);
         // The largest budget this ply has had without being proved.
         let mut had = Duration::ZERO;
-        if let Some(r) = records.get(ply) {
+        if let Some(r) = w.records.get(ply) {
             if r.status == PlyStatus::Proved {
-                summary.frontier = Some(ply);
-                summary.frontier_outcome = r.outcome;
+                w.proved_at(ply, r.outcome);
                 continue;
             }
             had = Duration::from_millis(r.budget_millis);
         }
+        // A ply before it proved already (past this one, in an earlier
+        // run) makes this one moot.
+        if ply > first_ply && w.proved(ply - 1) {
+            continue;
+        }
         loop {
-            if stop.load(Ordering::Relaxed) {
-                summary.end = WalkEnd::Interrupted;
-                return Ok(summary);
-            }
-            let left = budget.ballot.saturating_sub(spent);
+            let left = budget.ballot.saturating_sub(w.spent);
             let want = if had.is_zero() {
                 budget.position
             } else {
@@ -187,51 +206,112 @@ pub fn walk(
             };
             let this_budget = want.min(left);
             if this_budget.is_zero() && had.is_zero() {
-                summary.end = WalkEnd::OutOfTime;
-                return Ok(summary);
+                w.summary.end = WalkEnd::OutOfTime;
+                return Ok(w.summary);
             }
             if this_budget <= had {
                 // Nothing larger than what it already resisted is left.
-                summary.end = WalkEnd::Stuck { ply };
-                return Ok(summary);
+                w.summary.end = WalkEnd::Stuck { ply };
+                return Ok(w.summary);
             }
-            let attempt = prover.prove(&line.position(ply), this_budget, stop)?;
-            spent += Duration::from_millis(attempt.millis);
-            summary.nodes += attempt.nodes;
-            summary.attempted += 1;
-            // Only an exact value lets the walk step back: a bound is kept
-            // (the prover stored it) but the ply stays open.
-            let exact = matches!(attempt.outcome, Some(Outcome::Exact(_)));
-            if !exact && stop.load(Ordering::Relaxed) {
-                // Not a fair attempt: record nothing, so a resumed run
-                // retries.
-                summary.end = WalkEnd::Interrupted;
-                return Ok(summary);
-            }
-            let record = PlyRecord {
-                ply,
-                status: if exact {
-                    PlyStatus::Proved
-                } else {
-                    PlyStatus::Unproved
-                },
-                outcome: attempt.outcome,
-                nodes: attempt.nodes,
-                millis: attempt.millis,
-                proof_size: attempt.proof_size,
-                budget_millis: this_budget.as_millis() as u64,
+            let Some(outcome) = w.attempt(ply, this_budget)? else {
+                return Ok(w.summary);
             };
-            records.put(&record)?;
-            on_ply(&record);
-            if exact {
-                summary.frontier = Some(ply);
-                summary.frontier_outcome = record.outcome;
+            if matches!(outcome, Some(Outcome::Exact(_))) {
                 break;
             }
             had = had.max(this_budget);
+            if outcome == Some(Outcome::AtLeastDraw) && ply > first_ply {
+                let before = ply - 1;
+                let before_had = w
+                    .records
+                    .get(before)
+                    .map_or(Duration::ZERO, |r| Duration::from_millis(r.budget_millis));
+                let b = this_budget.min(budget.ballot.saturating_sub(w.spent));
+                if b > before_had {
+                    let Some(o) = w.attempt(before, b)? else {
+                        return Ok(w.summary);
+                    };
+                    if matches!(o, Some(Outcome::Exact(_))) {
+                        next = before.checked_sub(1);
+                        break;
+                    }
+                }
+            }
         }
     }
-    Ok(summary)
+    Ok(w.summary)
+}
+
+/// A walk in progress: what it has spent and found.
+struct Walker<'w> {
+    line: &'w MainLine,
+    prover: &'w dyn PositionProver,
+    records: &'w mut dyn JobRecords,
+    stop: &'w StopFlag,
+    on_ply: &'w mut dyn FnMut(&PlyRecord),
+    ballot: Duration,
+    spent: Duration,
+    summary: WalkSummary,
+}
+
+impl Walker<'_> {
+    /// Whether `ply`'s record says it is proved.
+    fn proved(&self, ply: usize) -> bool {
+        self.records
+            .get(ply)
+            .is_some_and(|r| r.status == PlyStatus::Proved)
+    }
+
+    /// `ply` is proved: the earliest so far.
+    fn proved_at(&mut self, ply: usize, outcome: Option<Outcome>) {
+        self.summary.frontier = Some(ply);
+        self.summary.frontier_outcome = outcome;
+    }
+
+    /// One attempt at `ply` within `budget`, recorded: what it proved, or
+    /// `None` when the walk was interrupted (the summary says so; an
+    /// interrupted attempt that proved nothing exact records nothing, so
+    /// a resumed run tries it again).
+    fn attempt(&mut self, ply: usize, budget: Duration) -> Result<Option<Option<Outcome>>, String> {
+        if self.stop.load(Ordering::Relaxed) {
+            self.summary.end = WalkEnd::Interrupted;
+            return Ok(None);
+        }
+        debug_assert!(budget <= self.ballot);
+        let attempt = self
+            .prover
+            .prove(&self.line.position(ply), budget, self.stop)?;
+        self.spent += Duration::from_millis(attempt.millis);
+        self.summary.nodes += attempt.nodes;
+        self.summary.attempted += 1;
+        // Only an exact value lets the walk step back: a bound is kept
+        // (the prover stored it) but the ply stays open.
+        let exact = matches!(attempt.outcome, Some(Outcome::Exact(_)));
+        if !exact && self.stop.load(Ordering::Relaxed) {
+            self.summary.end = WalkEnd::Interrupted;
+            return Ok(None);
+        }
+        let record = PlyRecord {
+            ply,
+            status: if exact {
+                PlyStatus::Proved
+            } else {
+                PlyStatus::Unproved
+            },
+            outcome: attempt.outcome,
+            nodes: attempt.nodes,
+            millis: attempt.millis,
+            proof_size: attempt.proof_size,
+            budget_millis: budget.as_millis() as u64,
+        };
+        self.records.put(&record)?;
+        (self.on_ply)(&record);
+        if exact {
+            self.proved_at(ply, record.outcome);
+        }
+        Ok(Some(attempt.outcome))
+    }
 }
 
 #[cfg(test)]
@@ -361,6 +441,79 @@ mod tests {
         let s4 = walk(&line, 3, &stronger, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
         assert_eq!(s4.frontier, Some(10));
         assert_eq!(s4.end, WalkEnd::Stuck { ply: 9 });
+    }
+
+    #[test]
+    fn walks_past_a_ply_whose_side_to_move_only_holds() {
+        /// Proves positions of at most 20 pieces, but only "at least a
+        /// draw" for the side to move at `holds`; nothing above 20.
+        struct HoldingProver {
+            holds: Position,
+            calls: RefCell<Vec<usize>>,
+        }
+        impl PositionProver for HoldingProver {
+            fn prove(&self, pos: &Position, b: Duration, _s: &StopFlag) -> Attempted {
+                self.calls.borrow_mut().push(pos.piece_count() as usize);
+                let outcome = if *pos == self.holds {
+                    Some(Outcome::AtLeastDraw)
+                } else {
+                    (pos.piece_count() <= 20).then_some(Outcome::Exact(Value::Draw))
+                };
+                let exact = matches!(outcome, Some(Outcome::Exact(_)));
+                Ok(Attempt {
+                    outcome,
+                    nodes: 10,
+                    millis: if exact { 1 } else { b.as_millis() as u64 },
+                    proof_size: 3,
+                })
+            }
+        }
+        let line = line();
+        let prover = HoldingProver {
+            holds: line.position(12),
+            calls: RefCell::new(vec![]),
+        };
+        let mut recs = MemRecords::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut tried = Vec::new();
+        let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |r| {
+            tried.push((r.ply, r.budget_millis))
+        })
+        .unwrap();
+        // Ply 12 holds only; ply 11 gets the same budget, is proved, and
+        // the walk goes on from ply 10, which nothing proves.
+        assert_eq!(
+            &tried[..4],
+            &[(14, 1000), (13, 1000), (12, 1000), (11, 1000)]
+        );
+        assert_eq!(tried[4], (10, 1000));
+        assert_eq!(s.frontier, Some(11));
+        assert_eq!(s.end, WalkEnd::Stuck { ply: 10 });
+        assert_eq!(recs.0[&12].status, PlyStatus::Unproved);
+        assert_eq!(recs.0[&12].outcome, Some(Outcome::AtLeastDraw));
+        // A rerun does not search ply 12 again: the ply before it is
+        // proved. Only ply 10 is tried, with twice what it resisted.
+        let s2 = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
+        assert_eq!(s2.attempted, 1);
+        assert_eq!(s2.frontier, Some(11));
+        // Where the ply before is no easier, the stuck ply gets its doubled
+        // budgets between the tries of the ply before.
+        let hard = HoldingProver {
+            holds: line.position(11),
+            calls: RefCell::new(vec![]),
+        };
+        let mut recs = MemRecords::default();
+        let mut tried = Vec::new();
+        let s3 = walk(&line, 3, &hard, &mut recs, budget(), &stop, &mut |r| {
+            tried.push((r.ply, r.budget_millis))
+        })
+        .unwrap();
+        assert_eq!(s3.frontier, Some(12));
+        assert_eq!(
+            &tried[3..7],
+            &[(11, 1000), (10, 1000), (11, 2000), (10, 2000)]
+        );
+        assert_eq!(s3.end, WalkEnd::Stuck { ply: 11 });
     }
 
     #[test]
