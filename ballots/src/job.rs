@@ -392,6 +392,22 @@ mod tests {
         }
     }
 
+    /// Walks `line` from ply 3 with [`budget`]: the summary and each
+    /// recorded attempt's ply and budget (ms).
+    fn walk_tried(
+        line: &MainLine,
+        prover: &dyn PositionProver,
+        recs: &mut MemRecords,
+    ) -> (WalkSummary, Vec<(usize, u64)>) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut tried = Vec::new();
+        let s = walk(line, 3, prover, recs, budget(), &stop, &mut |r| {
+            tried.push((r.ply, r.budget_millis))
+        })
+        .unwrap();
+        (s, tried)
+    }
+
     #[test]
     fn walks_back_to_the_first_unprovable_ply_and_resumes() {
         let line = line();
@@ -405,11 +421,7 @@ mod tests {
         };
         let mut recs = MemRecords::default();
         let stop = Arc::new(AtomicBool::new(false));
-        let mut budgets = Vec::new();
-        let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |r| {
-            budgets.push((r.ply, r.budget_millis))
-        })
-        .unwrap();
+        let (s, budgets) = walk_tried(&line, &prover, &mut recs);
         assert_eq!(s.frontier, Some(11));
         assert_eq!(s.end, WalkEnd::Stuck { ply: 10 });
         // Plies 14-11 proved at once; ply 10 tried with 1, 2, 4, 8 and 16 s,
@@ -449,11 +461,9 @@ mod tests {
         /// draw" for the side to move at `holds`; nothing above 20.
         struct HoldingProver {
             holds: Position,
-            calls: RefCell<Vec<usize>>,
         }
         impl PositionProver for HoldingProver {
             fn prove(&self, pos: &Position, b: Duration, _s: &StopFlag) -> Attempted {
-                self.calls.borrow_mut().push(pos.piece_count() as usize);
                 let outcome = if *pos == self.holds {
                     Some(Outcome::AtLeastDraw)
                 } else {
@@ -471,15 +481,9 @@ mod tests {
         let line = line();
         let prover = HoldingProver {
             holds: line.position(12),
-            calls: RefCell::new(vec![]),
         };
         let mut recs = MemRecords::default();
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut tried = Vec::new();
-        let s = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |r| {
-            tried.push((r.ply, r.budget_millis))
-        })
-        .unwrap();
+        let (s, tried) = walk_tried(&line, &prover, &mut recs);
         // Ply 12 holds only; ply 11 gets the same budget, is proved, and
         // the walk goes on from ply 10, which nothing proves.
         assert_eq!(
@@ -493,21 +497,19 @@ mod tests {
         assert_eq!(recs.0[&12].outcome, Some(Outcome::AtLeastDraw));
         // A rerun does not search ply 12 again: the ply before it is
         // proved. Only ply 10 is tried, with twice what it resisted.
-        let s2 = walk(&line, 3, &prover, &mut recs, budget(), &stop, &mut |_| {}).unwrap();
+        let (s2, tried) = walk_tried(&line, &prover, &mut recs);
         assert_eq!(s2.attempted, 1);
+        assert_eq!(tried.len(), 1);
+        assert_eq!(tried[0].0, 10);
+        assert!(tried[0].1 > recs.0[&12].budget_millis);
         assert_eq!(s2.frontier, Some(11));
         // Where the ply before is no easier, the stuck ply gets its doubled
         // budgets between the tries of the ply before.
         let hard = HoldingProver {
             holds: line.position(11),
-            calls: RefCell::new(vec![]),
         };
         let mut recs = MemRecords::default();
-        let mut tried = Vec::new();
-        let s3 = walk(&line, 3, &hard, &mut recs, budget(), &stop, &mut |r| {
-            tried.push((r.ply, r.budget_millis))
-        })
-        .unwrap();
+        let (s3, tried) = walk_tried(&line, &hard, &mut recs);
         assert_eq!(s3.frontier, Some(12));
         assert_eq!(
             &tried[3..7],
