@@ -170,7 +170,6 @@ pub fn walk(
         records,
         stop,
         on_ply,
-        ballot: budget.ballot,
         spent: Duration::ZERO,
         summary: WalkSummary {
             frontier: None,
@@ -250,7 +249,7 @@ struct Walker<'w> {
     records: &'w mut dyn JobRecords,
     stop: &'w StopFlag,
     on_ply: &'w mut dyn FnMut(&PlyRecord),
-    ballot: Duration,
+    /// The time the attempts reported, counted against the ballot's budget.
     spent: Duration,
     summary: WalkSummary,
 }
@@ -278,7 +277,6 @@ impl Walker<'_> {
             self.summary.end = WalkEnd::Interrupted;
             return Ok(None);
         }
-        debug_assert!(budget <= self.ballot);
         let attempt = self
             .prover
             .prove(&self.line.position(ply), budget, self.stop)?;
