@@ -104,8 +104,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub trust_loops: TrustArg,
     /// Transposition-table entries per solver and thread (all of them
-    /// within the machine's memory).
-    #[arg(long, default_value_t = 2_000_000,
+    /// within the machine's memory). A table takes memory only as it
+    /// fills (about 300 MB at the default when full); below 4 M the
+    /// garbage collection of a stuck ply's long search throws away the
+    /// work that would close it (docs/measurements.md, Ballots).
+    #[arg(long, default_value_t = 4_000_000,
           value_parser = crate::limits::held(crate::limits::TABLE_ENTRY_BYTES))]
     pub table_entries: usize,
     /// Build only the slices of the largest size that the searches may
