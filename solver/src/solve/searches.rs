@@ -263,6 +263,7 @@ impl<'a, 'o> Searches<'a, 'o> {
                 let nodes = positions as u64;
                 let run = run_of(t, Runner::Extract, Status::Unknown, nodes, t0, None);
                 self.runs.push(run);
+                self.keep_unextracted(who)?;
                 return Ok(false);
             }
             Err(why) => {
@@ -297,6 +298,20 @@ impl<'a, 'o> Searches<'a, 'o> {
             provenance,
         });
         Ok(true)
+    }
+
+    /// Writes df-pn's tables after its settled answer's proof could not be
+    /// extracted in time (when they are kept between runs): they hold the
+    /// answer, so the next run of the position goes straight to the
+    /// extraction instead of searching again for what this one found.
+    fn keep_unextracted(&mut self, who: Runner) -> Result<(), SolveError> {
+        if who != Runner::Dfpn {
+            return Ok(());
+        }
+        if let Some((plan, context)) = &self.checkpoint {
+            self.df.save_checkpoint(&plan.path, context)?;
+        }
+        Ok(())
     }
 
     /// The deadlines of an extraction started at `t0`: its searches
