@@ -70,11 +70,10 @@ pub struct DfpnConfig {
     pub max_ply: usize,
     /// Whether each call builds on results held on trust (see the module
     /// documentation), checked each time the root settles on them. It
-    /// pays where the
-    /// answer is the draw side's (a draw, or "not a win" against a side
-    /// that only draws) and costs where it is the other side's: the wrong
-    /// trusted results hide it until the first check (figures in
-    /// docs/measurements.md).
+    /// pays where the answer is the draw side's (a draw, or "not a win"
+    /// against a side that only draws) and costs where it is the other
+    /// side's: the wrong trusted results hide it until checks reopen them
+    /// (figures in docs/measurements.md).
     pub trust: bool,
     /// The most pieces the databases answer for (0 without databases):
     /// the initial proof and disproof numbers of a child not searched yet
@@ -919,6 +918,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Entry>(), 20);
         assert_eq!(crate::table::slot_bytes::<Entry>(), 36);
     }
+
     /// A failed check of trusted results does not end the trust: the
     /// search goes on building on trusted results and checks again, and
     /// its answer is the right one (two kings do not beat two).
