@@ -336,8 +336,6 @@ pub struct Dfpn<'a> {
     path: Vec<Position>,
     budget: Budget,
     trust: TrustStats,
-    /// Whether this call builds on trusted results (else it ignores them).
-    trusting: bool,
     /// Where and how often the tables are written during a search.
     periodic: Option<Periodic>,
 }
@@ -377,7 +375,6 @@ impl<'a> Dfpn<'a> {
             path: Vec::with_capacity(256),
             budget: Budget::default(),
             trust: TrustStats::default(),
-            trusting: false,
             periodic: None,
         }
     }
@@ -501,7 +498,6 @@ impl<'a> Dfpn<'a> {
     /// `cfg.limits.max_nodes` nodes from this call on.
     pub fn prove(&mut self, root: Position, t: Threshold, prefix: &[Position]) -> DfpnOutcome {
         self.budget.begin();
-        self.trusting = self.cfg.trust;
         self.path.clear();
         self.path.extend_from_slice(prefix);
         let ply = prefix.len();
@@ -563,7 +559,7 @@ impl<'a> Dfpn<'a> {
 
     fn lookup(&self, pos: &Position, t: Threshold) -> Option<Pn> {
         let e = self.tt.get(&Key::new(*pos, t))?;
-        (!e.ignored(self.trusting)).then(|| Pn {
+        (!e.ignored(self.cfg.trust)).then(|| Pn {
             on_trust: e.settled() && e.trusted(),
             ..Pn::new(e.phi, e.delta)
         })
@@ -620,7 +616,7 @@ impl<'a> Dfpn<'a> {
             work: 0,
             best: MoveSlot::NONE,
         });
-        if e.settled() && !e.ignored(self.trusting) {
+        if e.settled() && !e.ignored(self.cfg.trust) {
             return; // settled entries stay settled
         }
         e.phi = pn.phi;
@@ -648,7 +644,7 @@ impl<'a> Dfpn<'a> {
     /// ones.
     fn collect_garbage(&mut self) {
         let target = self.cfg.table_entries / 2;
-        let trusting = self.trusting;
+        let trusting = self.cfg.trust;
         let kept = move |e: &Entry| e.settled() && !e.ignored(trusting);
         let mut works: Vec<u32> = self
             .tt
@@ -728,7 +724,7 @@ impl<'a> Dfpn<'a> {
                 // A result still tagged goes back up the path tagged (its
                 // parent must see it) and into the table on trust, or
                 // apart when the search does not trust.
-                if pn.rep == PLAIN || self.trusting {
+                if pn.rep == PLAIN || self.cfg.trust {
                     self.store(pos, t, pn, self.budget.nodes() - start + 1, best);
                 } else {
                     self.remember_looped(pos, t, pn.res().status, best);
