@@ -168,6 +168,11 @@ def run(d):
     print("the largest proof on the stored lines")
     best = max((p for b in listed for p in api(f"/api/ballot/{b['number']}")["plies"]),
                key=lambda p: p["value"]["proof_size"] or 0)
+    # Back to the list first: when the largest proof is the frontier's, the
+    # address is the one already shown and loading it would change nothing
+    # (the board still showing the node clicked above).
+    d.get(BASE + "/#ballots")
+    ready(d, "ballots")
     d.get(BASE + "/#proof/" + q(best["fen"]))
     ready(d, "proof/")
     proof = api("/api/proof?fen=" + q(best["fen"]))
