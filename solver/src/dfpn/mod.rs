@@ -707,7 +707,9 @@ impl<'a> Dfpn<'a> {
                 return pn;
             }
         } else if self.budget.aborted() {
-            return Pn::new(1, 1);
+            // Unsearched: the numbers its parent gave it at expansion, so
+            // that the parent stores nothing built on a made-up (1, 1).
+            return initial_numbers(resolved(&pos), pieces_above(&pos, self.cfg.db_pieces));
         }
         let ct = t.child();
         self.path.truncate(ply);
