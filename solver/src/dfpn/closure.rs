@@ -15,9 +15,13 @@
 //! settled soundly for it; where the other side moves, every move does.
 //! Play that stays in such a set forever is a draw, which the draw side's
 //! question accepts. [`check`] builds the graph of the trusted results that
-//! the root's rests on and removes, until nothing changes, every node one
-//! of whose needed successors is not settled for the draw side (or is
-//! removed). What is left is closed: those results hold.
+//! the root's may rest on (every trusted move of the draw side, not only
+//! the one its search proved with) and removes, until nothing changes,
+//! every node of the other side one of whose successors is not settled for
+//! the draw side (or is removed), and every node of the draw side all of
+//! whose trusted moves are removed. What is left is the largest closed
+//! set: those results hold, each draw-side one with a move that stays in
+//! it.
 
 use crate::question::{Status, Threshold};
 use engine::{Move, MoveList, Position};
@@ -50,8 +54,10 @@ pub enum Look {
 pub struct Checked {
     /// Whether the root's result holds.
     pub root_holds: bool,
-    /// Trusted results that hold (a closed set), with their thresholds.
-    pub hold: Vec<(Position, Threshold)>,
+    /// Trusted results that hold (the largest closed set), with their
+    /// thresholds and, where the draw side moves, a move that stays in the
+    /// set or reaches a sound result (none where the other side moves).
+    pub hold: Vec<(Position, Threshold, Option<Move>)>,
     /// Trusted results that do not follow from what is settled.
     pub refuted: Vec<(Position, Threshold)>,
 }
@@ -60,14 +66,21 @@ struct Node {
     pos: Position,
     t: Threshold,
     best: Option<Move>,
-    /// This node's needed successors: `edges[needs.0..needs.1]`.
-    needs: (u32, u32),
+    /// Whether the draw side moves here (one successor in the set is
+    /// enough) or the other side (every successor must be).
+    draw_side_moves: bool,
+    /// This node's successors in the graph: `edges[succ.0..succ.1]`, with
+    /// the moves to them in `moves` at the same places.
+    succ: (u32, u32),
+    /// A draw-side move to a position settled soundly for the draw side.
+    sound_move: Option<Move>,
+    /// Whether the node is removed from the set.
     refuted: bool,
 }
 
 /// Checks the trusted result of `root` (threshold `t`; `look(root, t)`
-/// must be [`Look::Trusted`]) and every trusted result it rests on, with
-/// `look` telling what the search holds of a position.
+/// must be [`Look::Trusted`]) and every trusted result it may rest on,
+/// with `look` telling what the search holds of a position.
 pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -> Look) -> Checked {
     let best = match look(&root, t) {
         Look::Trusted(m) => m,
@@ -79,16 +92,12 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
         }
         Look::Fails => return Checked::default(),
     };
-    let mut nodes = vec![Node {
-        pos: root,
-        t,
-        best,
-        needs: (0, 0),
-        refuted: false,
-    }];
+    let mut nodes = vec![new_node(root, t, best)];
     let mut ids: HashMap<Position, u32> = HashMap::from([(root, 0)]);
     let mut edges: Vec<u32> = Vec::new();
+    let mut moves_of_edges: Vec<Move> = Vec::new();
     let mut list = MoveList::new();
+    let mut looks: Vec<(Move, Position, Look)> = Vec::new();
     let mut next = 0;
     // Nodes are expanded in the order they were found, so each one's
     // successors are contiguous in `edges`.
@@ -98,53 +107,54 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
         let draw_side_moves = draw_side_status(t) == Status::Success;
         list.clear();
         pos.legal_moves(&mut list);
-        // The proving move first, so that it is the one followed.
+        // The proving move first, so that it is the one kept when it
+        // stays in the set.
         let mut moves: Vec<Move> = list.iter().copied().collect();
         if let Some(i) = best.and_then(|b| moves.iter().position(|m| *m == b)) {
             moves.swap(0, i);
         }
-        let start = edges.len() as u32;
+        looks.clear();
         let mut refuted = false;
-        let mut follow: Option<(Position, Option<Move>)> = None;
-        let mut sound = false;
+        let mut sound_move = None;
         for m in &moves {
             let child = pos.play_unchecked(m);
-            let seen = ids.contains_key(&child);
-            let l = if seen {
+            let l = if ids.contains_key(&child) {
                 Look::Trusted(None)
             } else {
                 look(&child, ct)
             };
             match (l, draw_side_moves) {
                 (Look::Holds, true) => {
-                    sound = true;
+                    sound_move = Some(*m);
                     break;
-                }
-                (Look::Trusted(b), true) => {
-                    follow.get_or_insert((child, b));
-                }
-                (Look::Fails, true) | (Look::Holds, false) => {}
-                (Look::Trusted(b), false) => {
-                    let id = node_id(&mut nodes, &mut ids, child, ct, b);
-                    edges.push(id);
                 }
                 (Look::Fails, false) => {
                     refuted = true;
                     break;
                 }
+                (Look::Trusted(_), _) => looks.push((*m, child, l)),
+                (Look::Fails, true) | (Look::Holds, false) => {}
             }
         }
-        if draw_side_moves && !sound {
-            match follow {
-                Some((child, b)) => {
-                    let id = node_id(&mut nodes, &mut ids, child, ct, b);
-                    edges.push(id);
-                }
-                None => refuted = true,
+        let start = edges.len() as u32;
+        if sound_move.is_none() && !refuted {
+            for &(m, child, l) in &looks {
+                let b = match l {
+                    Look::Trusted(b) => b,
+                    _ => None,
+                };
+                edges.push(node_id(&mut nodes, &mut ids, child, ct, b));
+                moves_of_edges.push(m);
             }
+            // A draw-side node with no trusted move left has nothing to
+            // stay in the set by.
+            refuted = draw_side_moves && looks.is_empty();
         }
-        nodes[next].needs = (start, edges.len() as u32);
-        nodes[next].refuted = refuted;
+        let n = &mut nodes[next];
+        n.draw_side_moves = draw_side_moves;
+        n.succ = (start, edges.len() as u32);
+        n.sound_move = sound_move;
+        n.refuted = refuted;
         next += 1;
     }
     refute_backwards(&mut nodes, &edges);
@@ -156,14 +166,37 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
         if n.refuted {
             out.refuted.push((n.pos, n.t));
         } else {
-            out.hold.push((n.pos, n.t));
+            let (a, b) = (n.succ.0 as usize, n.succ.1 as usize);
+            let stay = n.draw_side_moves.then(|| {
+                n.sound_move.or_else(|| {
+                    (a..b)
+                        .find(|&i| !nodes[edges[i] as usize].refuted)
+                        .map(|i| moves_of_edges[i])
+                })
+            });
+            out.hold.push((n.pos, n.t, stay.flatten()));
         }
     }
     out
 }
 
-/// Marks refuted every node that needs a refuted one: walks the edges
-/// backwards from the nodes refuted by themselves.
+fn new_node(pos: Position, t: Threshold, best: Option<Move>) -> Node {
+    Node {
+        pos,
+        t,
+        best,
+        draw_side_moves: false,
+        succ: (0, 0),
+        sound_move: None,
+        refuted: false,
+    }
+}
+
+/// Removes, until nothing changes, every node of the other side with a
+/// removed successor and every draw-side node whose successors are all
+/// removed (a draw-side node settled by a sound move has none, and
+/// stays): walks the edges backwards from the nodes refuted by
+/// themselves.
 fn refute_backwards(nodes: &mut [Node], edges: &[u32]) {
     // Predecessors, grouped by node: those of `i` are
     // `preds[pred_start[i]..pred_start[i + 1]]`.
@@ -177,21 +210,31 @@ fn refute_backwards(nodes: &mut [Node], edges: &[u32]) {
     let mut preds = vec![0u32; edges.len()];
     let mut fill = pred_start.clone();
     for (i, n) in nodes.iter().enumerate() {
-        for &e in &edges[n.needs.0 as usize..n.needs.1 as usize] {
+        for &e in &edges[n.succ.0 as usize..n.succ.1 as usize] {
             preds[fill[e as usize] as usize] = i as u32;
             fill[e as usize] += 1;
         }
     }
+    // The successors not yet removed of each draw-side node.
+    let mut live: Vec<u32> = nodes.iter().map(|n| n.succ.1 - n.succ.0).collect();
     let mut work: Vec<u32> = (0..nodes.len() as u32)
         .filter(|&i| nodes[i as usize].refuted)
         .collect();
     while let Some(i) = work.pop() {
         let (a, b) = (pred_start[i as usize], pred_start[i as usize + 1]);
         for &p in &preds[a as usize..b as usize] {
-            if !nodes[p as usize].refuted {
-                nodes[p as usize].refuted = true;
-                work.push(p);
+            let n = &mut nodes[p as usize];
+            if n.refuted {
+                continue;
             }
+            if n.draw_side_moves {
+                live[p as usize] -= 1;
+                if live[p as usize] > 0 {
+                    continue;
+                }
+            }
+            n.refuted = true;
+            work.push(p);
         }
     }
 }
@@ -205,13 +248,7 @@ fn node_id(
     best: Option<Move>,
 ) -> u32 {
     *ids.entry(pos).or_insert_with(|| {
-        nodes.push(Node {
-            pos,
-            t,
-            best,
-            needs: (0, 0),
-            refuted: false,
-        });
+        nodes.push(new_node(pos, t, best));
         nodes.len() as u32 - 1
     })
 }
@@ -238,7 +275,13 @@ mod tests {
             }
         });
         assert!(out.root_holds);
-        assert_eq!(out.hold, vec![(r, Threshold::Draw)]);
+        assert_eq!(out.hold.len(), 1);
+        let (pos, t, stay) = out.hold[0];
+        assert_eq!((pos, t), (r, Threshold::Draw));
+        assert!(
+            stay.is_some(),
+            "the draw side keeps a move to a sound result"
+        );
         assert!(out.refuted.is_empty());
     }
 
@@ -276,11 +319,21 @@ mod tests {
         });
         assert!(!out.root_holds);
         assert!(out.hold.is_empty());
-        assert_eq!(out.refuted.len(), 2, "the root and the one reply followed");
+        let mut list = MoveList::new();
+        r.legal_moves(&mut list);
+        assert_eq!(
+            out.refuted.len(),
+            1 + list.len(),
+            "the root and each of its trusted moves"
+        );
     }
 
+    /// The draw side stays in the set by any of its trusted moves, not
+    /// only the one its search proved with: a proving move into a trap
+    /// gives way to one that holds (kept as the node's move), and with
+    /// no such move the root falls.
     #[test]
-    fn the_draw_side_follows_its_proving_move() {
+    fn the_draw_side_stays_by_any_trusted_move() {
         let r = root();
         let mut list = MoveList::new();
         r.legal_moves(&mut list);
@@ -295,11 +348,11 @@ mod tests {
             replies.iter().all(|m| good_child.play_unchecked(m) != trap),
             "the failing position must not be a reply to the good move"
         );
-        for (best, holds) in [(good, true), (bad, false)] {
+        for good_trusted in [true, false] {
             let out = check(r, Threshold::Draw, |p, _| {
                 if *p == r {
-                    Look::Trusted(Some(best))
-                } else if *p == good_child || *p == bad_child {
+                    Look::Trusted(Some(bad))
+                } else if *p == bad_child || (*p == good_child && good_trusted) {
                     Look::Trusted(None)
                 } else if p.side_to_move() == Color::White {
                     if *p == trap {
@@ -311,7 +364,12 @@ mod tests {
                     Look::Fails
                 }
             });
-            assert_eq!(out.root_holds, holds, "best {best:?}");
+            assert_eq!(out.root_holds, good_trusted);
+            assert!(out.refuted.contains(&(bad_child, Threshold::Win)));
+            if good_trusted {
+                let stay = out.hold.iter().find(|h| h.0 == r).map(|h| h.2);
+                assert_eq!(stay, Some(Some(good)));
+            }
         }
     }
 

@@ -27,13 +27,16 @@
 //! serves can be trusted ones (a repetition never settles a node against
 //! it, and a node is settled against it only by children settled against
 //! it), so a result for the other side is always sound. A root settled
-//! on trust is checked ([`closure`]): the trusted results it rests on
-//! must form a closed set. Those that do are marked sound; the others are
-//! reopened, and the call goes on, still trusting: each check adds sound
-//! results and reopens wrong ones, so a search settles soundly after a
-//! run of failed checks (62 of them on one 8-piece "no win" settled in
-//! 9.7 M nodes, where giving up trust at the first failure left it open
-//! after 30.9 M; docs/measurements.md, df-pn).
+//! on trust is checked ([`closure`]): the trusted results it may rest on
+//! (any trusted move of the draw side, not only the one its search
+//! proved with) must form a closed set. Those in the largest one are
+//! marked sound, with a move that stays in it; the others are reopened,
+//! and the call goes on, still trusting: each check adds sound results
+//! and reopens wrong ones, so a search settles soundly after a run of
+//! failed checks (14 of them on one 8-piece "no win" settled in 6.1 M
+//! nodes; 62 and 9.7 M when a check followed only the proving moves, and
+//! open after 30.9 M when the search gave up trust at the first failed
+//! check; docs/measurements.md, df-pn).
 
 use crate::budget::{Budget, CallLimited, CallLimits};
 use crate::leaves::Leaves;
@@ -591,9 +594,14 @@ impl<'a> Dfpn<'a> {
         self.trust.held += checked.root_holds as u64;
         self.trust.confirmed += checked.hold.len() as u64;
         self.trust.reopened += checked.refuted.len() as u64;
-        for (pos, t) in &checked.hold {
+        for (pos, t, stay) in &checked.hold {
             if let Some(e) = self.tt.get_mut(&Key::new(*pos, *t)) {
                 e.work &= WORK_MAX;
+                // The move that keeps it in the closed set, which may not
+                // be the one its search proved with.
+                if stay.is_some() {
+                    e.best = MoveSlot::new(*stay);
+                }
             }
         }
         for (pos, t) in &checked.refuted {
