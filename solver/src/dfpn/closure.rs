@@ -70,7 +70,7 @@ struct Node {
     /// enough) or the other side (every successor must be).
     draw_side_moves: bool,
     /// This node's successors in the graph: `edges[succ.0..succ.1]`, with
-    /// the moves to them in `moves` at the same places.
+    /// the moves to them at the same places of `check`'s `moves_of_edges`.
     succ: (u32, u32),
     /// A draw-side move to a position settled soundly for the draw side.
     sound_move: Option<Move>,
