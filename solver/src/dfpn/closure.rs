@@ -97,7 +97,9 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
     let mut edges: Vec<u32> = Vec::new();
     let mut moves_of_edges: Vec<Move> = Vec::new();
     let mut list = MoveList::new();
-    let mut looks: Vec<(Move, Position, Look)> = Vec::new();
+    // A node's moves to trusted results: the move, the position it
+    // reaches and the proving move held there.
+    let mut trusted: Vec<(Move, Position, Option<Move>)> = Vec::new();
     let mut next = 0;
     // Nodes are expanded in the order they were found, so each one's
     // successors are contiguous in `edges`.
@@ -113,7 +115,7 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
         if let Some(i) = best.and_then(|b| moves.iter().position(|m| *m == b)) {
             moves.swap(0, i);
         }
-        looks.clear();
+        trusted.clear();
         let mut refuted = false;
         let mut sound_move = None;
         for m in &moves {
@@ -132,23 +134,19 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
                     refuted = true;
                     break;
                 }
-                (Look::Trusted(_), _) => looks.push((*m, child, l)),
+                (Look::Trusted(b), _) => trusted.push((*m, child, b)),
                 (Look::Fails, true) | (Look::Holds, false) => {}
             }
         }
         let start = edges.len() as u32;
         if sound_move.is_none() && !refuted {
-            for &(m, child, l) in &looks {
-                let b = match l {
-                    Look::Trusted(b) => b,
-                    _ => None,
-                };
+            for &(m, child, b) in &trusted {
                 edges.push(node_id(&mut nodes, &mut ids, child, ct, b));
                 moves_of_edges.push(m);
             }
             // A draw-side node with no trusted move left has nothing to
             // stay in the set by.
-            refuted = draw_side_moves && looks.is_empty();
+            refuted = draw_side_moves && trusted.is_empty();
         }
         let n = &mut nodes[next];
         n.draw_side_moves = draw_side_moves;
