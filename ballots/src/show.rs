@@ -101,8 +101,10 @@ pub struct PlyState {
 }
 
 /// The position where the ballot's walk stands: the last ply of the line
-/// (from ply [`FIRST_WALKED_PLY`] on) without an exact stored value,
-/// which is the ply a rerun of the job tries first.
+/// (from ply [`FIRST_WALKED_PLY`] on) without an exact stored value whose
+/// ply before has none either (a ply whose ply before is proved is moot:
+/// the frontier is already before it), which is the ply a rerun of the
+/// job tries first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpenPly {
     /// Its ply.
@@ -245,12 +247,19 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
     }
     let exact = |p: &PlyState| matches!(p.stored, Some(Outcome::Exact(_)));
     let frontier_ply = plies.iter().find(|p| exact(p)).map(|p| p.ply);
+    // Where the walk stands, as it walks: down from the line's end, past
+    // the proved plies and past those whose ply before is proved (moot:
+    // the frontier is already before them).
     let open = plies
         .iter()
+        .enumerate()
         .rev()
-        .take_while(|p| p.ply >= FIRST_WALKED_PLY)
-        .find(|p| !exact(p))
-        .map(|p| OpenPly {
+        .take_while(|(_, p)| p.ply >= FIRST_WALKED_PLY)
+        .find(|&(i, p)| {
+            let moot = p.ply > FIRST_WALKED_PLY && i > 0 && exact(&plies[i - 1]);
+            !exact(p) && !moot
+        })
+        .map(|(_, p)| OpenPly {
             ply: p.ply,
             pieces: p.pieces,
             valued: p.valued.clone(),
@@ -470,5 +479,57 @@ mod tests {
         let l = line_state(&store, ballot).unwrap().unwrap();
         let o = l.open.unwrap();
         assert_eq!((o.ply, o.question, o.budget_millis), (3, "value", None));
+    }
+
+    /// A ply past the frontier that only holds (the walk proved the ply
+    /// before it instead and went on) is not where the walk stands.
+    #[test]
+    fn the_open_ply_is_below_the_frontier_past_a_moot_one() {
+        use crate::deck::Deck;
+        use proofdb::testing::{line_from_moves, put_outcome_unverified};
+        use proofdb::{JobRecord, JobStatus, Provenance};
+        let dir = tempfile::Builder::new()
+            .prefix("show-test-")
+            .tempdir()
+            .unwrap();
+        let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+        let deck = Deck::builtin();
+        let ballot = deck.get(1).expect("ballot 1");
+        let line = line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+        store.set_main_line(1, &line).unwrap();
+        let prov = Provenance::default();
+        let draw = Outcome::Exact(engine::Value::Draw);
+        let partial = |ply: u32, outcome: Outcome, millis: u64| JobRecord {
+            ballot: 1,
+            ply,
+            outcome: Some(outcome),
+            nodes: 1000,
+            millis,
+            proof_size: 7,
+            status: JobStatus::Partial,
+            run_id: "r".into(),
+            updated: 0,
+        };
+        for (ply, outcome) in [
+            (6, draw),
+            (5, Outcome::AtLeastDraw),
+            (4, draw),
+            (3, Outcome::AtMostDraw),
+        ] {
+            put_outcome_unverified(&store, &line[ply].position, outcome, &prov).unwrap();
+        }
+        store
+            .put_job_record(&partial(5, Outcome::AtLeastDraw, 10_000))
+            .unwrap();
+        store
+            .put_job_record(&partial(3, Outcome::AtMostDraw, 20_000))
+            .unwrap();
+        let l = line_state(&store, ballot).unwrap().unwrap();
+        assert_eq!(l.frontier_ply, Some(4));
+        let o = l.open.expect("ply 3 is open");
+        assert_eq!(
+            (o.ply, o.question, o.budget_millis),
+            (3, "draw", Some(20_000))
+        );
     }
 }
