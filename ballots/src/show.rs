@@ -408,21 +408,29 @@ mod tests {
         assert!(verdict(&old).starts_with("not scored"));
     }
 
-    #[test]
-    fn the_open_ply_is_where_a_rerun_starts_and_names_its_question() {
-        use crate::deck::Deck;
-        use engine::notation::fen::to_fen;
-        use proofdb::testing::{line_from_moves, put_outcome_unverified};
-        use proofdb::{JobRecord, JobStatus, Provenance};
+    /// A store in a temporary folder (kept while the folder lives) with
+    /// ballot 1's line of six plies.
+    fn store_with_line() -> (tempfile::TempDir, Store, Vec<proofdb::LinePlyRow>) {
         let dir = tempfile::Builder::new()
             .prefix("show-test-")
             .tempdir()
             .unwrap();
         let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+        let line =
+            proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+        store.set_main_line(1, &line).unwrap();
+        (dir, store, line)
+    }
+
+    #[test]
+    fn the_open_ply_is_where_a_rerun_starts_and_names_its_question() {
+        use crate::deck::Deck;
+        use engine::notation::fen::to_fen;
+        use proofdb::testing::put_outcome_unverified;
+        use proofdb::{JobRecord, JobStatus, Provenance};
+        let (_dir, store, line) = store_with_line();
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
-        let line = line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
-        store.set_main_line(1, &line).unwrap();
         let prov = Provenance {
             solver: "dfpn".into(),
             egdb_pieces: 6,
@@ -486,17 +494,11 @@ mod tests {
     #[test]
     fn the_open_ply_is_below_the_frontier_past_a_moot_one() {
         use crate::deck::Deck;
-        use proofdb::testing::{line_from_moves, put_outcome_unverified};
+        use proofdb::testing::put_outcome_unverified;
         use proofdb::{JobRecord, JobStatus, Provenance};
-        let dir = tempfile::Builder::new()
-            .prefix("show-test-")
-            .tempdir()
-            .unwrap();
-        let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+        let (_dir, store, line) = store_with_line();
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
-        let line = line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
-        store.set_main_line(1, &line).unwrap();
         let prov = Provenance::default();
         let draw = Outcome::Exact(engine::Value::Draw);
         let partial = |ply: u32, outcome: Outcome, millis: u64| JobRecord {
