@@ -197,8 +197,8 @@ pub struct LineState {
     pub verdict: String,
     /// Earliest ply with an exact stored value.
     pub frontier_ply: Option<u32>,
-    /// Where the walk stands (`null` when every ply from
-    /// [`FIRST_WALKED_PLY`] on is proved).
+    /// Where the walk stands (`null` when the ballot's position, ply
+    /// [`FIRST_WALKED_PLY`], is proved: a ply after it left open is moot).
     pub open: Option<OpenPly>,
     /// Largest database size the line's stored results were proved with
     /// (`null` when none says).
@@ -354,7 +354,7 @@ pub fn state_text(l: &LineState, store: &Path, egdb_pieces: u32) -> String {
             .map_or("no ply proved".to_string(), |f| format!("ply {f}"))
     );
     match &l.open {
-        None => out += "open: none: every ply from the ballot's position on is proved\n",
+        None => out += "open: none: the ballot's position is proved\n",
         Some(o) => {
             let tried = o
                 .budget_millis
@@ -532,6 +532,16 @@ mod tests {
         assert_eq!(
             (o.ply, o.question, o.budget_millis),
             (3, "draw", Some(20_000))
+        );
+        // Once the ballot's position is proved, nothing is open: ply 5
+        // stays moot.
+        put_outcome_unverified(&store, &line[3].position, draw, &prov).unwrap();
+        let l = line_state(&store, ballot).unwrap().unwrap();
+        assert_eq!((l.frontier_ply, l.open.as_ref()), (Some(3), None));
+        let text = state_text(&l, Path::new("s.sqlite"), 6);
+        assert!(
+            text.contains("\nopen: none: the ballot's position is proved\n"),
+            "{text}"
         );
     }
 }
