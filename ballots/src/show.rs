@@ -10,7 +10,7 @@ use crate::deck::Ballot;
 use crate::score::{decisive_from, men_text};
 use engine::Position;
 use proofdb::json::{Effort, Valued};
-use proofdb::{LinePlyRow, Origin, Outcome, Store, StoreError};
+use proofdb::{JobStatus, LinePlyRow, Origin, Outcome, Store, StoreError};
 use serde::Serialize;
 use std::path::Path;
 
@@ -102,9 +102,9 @@ pub struct PlyState {
 
 /// The position where the ballot's walk stands: the last ply of the line
 /// (from ply [`FIRST_WALKED_PLY`] on) without an exact stored value whose
-/// ply before has none either (a ply whose ply before is proved is moot:
-/// the frontier is already before it), which is the ply a rerun of the
-/// job tries first.
+/// ply before the walk has not proved either (a ply whose ply before the
+/// walk proved is moot: the frontier is already before it), which is the
+/// ply a rerun of the job tries first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OpenPly {
     /// Its ply.
@@ -247,16 +247,21 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
     }
     let exact = |p: &PlyState| matches!(p.stored, Some(Outcome::Exact(_)));
     let frontier_ply = plies.iter().find(|p| exact(p)).map(|p| p.ply);
-    // Where the walk stands, as it walks: down from the line's end, past
-    // the proved plies and past those whose ply before is proved (moot:
-    // the frontier is already before them).
+    // Where the walk stands, as it walks (`job::walk`): down from the
+    // line's end, past the proved plies and past those whose ply before
+    // the walk proved (moot: the frontier is already before them).
+    let walk_proved = |p: &PlyState| {
+        p.job
+            .as_ref()
+            .is_some_and(|j| j.status == JobStatus::Proved.name())
+    };
     let open = plies
         .iter()
         .enumerate()
         .rev()
         .take_while(|(_, p)| p.ply >= FIRST_WALKED_PLY)
         .find(|&(i, p)| {
-            let moot = p.ply > FIRST_WALKED_PLY && i > 0 && exact(&plies[i - 1]);
+            let moot = p.ply > FIRST_WALKED_PLY && i > 0 && walk_proved(&plies[i - 1]);
             !exact(p) && !moot
         })
         .map(|(_, p)| OpenPly {
@@ -427,7 +432,7 @@ mod tests {
         use crate::deck::Deck;
         use engine::notation::fen::to_fen;
         use proofdb::testing::put_outcome_unverified;
-        use proofdb::{JobRecord, JobStatus, Provenance};
+        use proofdb::{JobRecord, Provenance};
         let (_dir, store, line) = store_with_line();
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
@@ -495,37 +500,34 @@ mod tests {
     fn the_open_ply_is_below_the_frontier_past_a_moot_one() {
         use crate::deck::Deck;
         use proofdb::testing::put_outcome_unverified;
-        use proofdb::{JobRecord, JobStatus, Provenance};
+        use proofdb::{JobRecord, Provenance};
         let (_dir, store, line) = store_with_line();
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
         let prov = Provenance::default();
         let draw = Outcome::Exact(engine::Value::Draw);
-        let partial = |ply: u32, outcome: Outcome, millis: u64| JobRecord {
-            ballot: 1,
-            ply,
-            outcome: Some(outcome),
-            nodes: 1000,
-            millis,
-            proof_size: 7,
-            status: JobStatus::Partial,
-            run_id: "r".into(),
-            updated: 0,
-        };
-        for (ply, outcome) in [
-            (6, draw),
-            (5, Outcome::AtLeastDraw),
-            (4, draw),
-            (3, Outcome::AtMostDraw),
+        // The walk's records: ply 6 proved, 5 only held (10 s), 4 proved
+        // (tried past 5), 3 only held (20 s).
+        for (ply, outcome, status, millis) in [
+            (6, draw, JobStatus::Proved, 100),
+            (5, Outcome::AtLeastDraw, JobStatus::Partial, 10_000),
+            (4, draw, JobStatus::Proved, 100),
+            (3, Outcome::AtMostDraw, JobStatus::Partial, 20_000),
         ] {
             put_outcome_unverified(&store, &line[ply].position, outcome, &prov).unwrap();
+            let record = JobRecord {
+                ballot: 1,
+                ply: ply as u32,
+                outcome: Some(outcome),
+                nodes: 1000,
+                millis,
+                proof_size: 7,
+                status,
+                run_id: "r".into(),
+                updated: 0,
+            };
+            store.put_job_record(&record).unwrap();
         }
-        store
-            .put_job_record(&partial(5, Outcome::AtLeastDraw, 10_000))
-            .unwrap();
-        store
-            .put_job_record(&partial(3, Outcome::AtMostDraw, 20_000))
-            .unwrap();
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!(l.frontier_ply, Some(4));
         let o = l.open.expect("ply 3 is open");
