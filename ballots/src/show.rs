@@ -197,8 +197,9 @@ pub struct LineState {
     pub verdict: String,
     /// Earliest ply with an exact stored value.
     pub frontier_ply: Option<u32>,
-    /// Where the walk stands (`null` when the ballot's position, ply
-    /// [`FIRST_WALKED_PLY`], is proved: a ply after it left open is moot).
+    /// Where the walk stands (`null` when, and only when, the ballot's
+    /// position, ply [`FIRST_WALKED_PLY`], is proved: a ply after it left
+    /// open is moot).
     pub open: Option<OpenPly>,
     /// Largest database size the line's stored results were proved with
     /// (`null` when none says).
@@ -255,11 +256,16 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
             .as_ref()
             .is_some_and(|j| j.status == JobStatus::Proved.name())
     };
+    // Nothing is open once the ballot's position is proved.
+    let solved = plies
+        .iter()
+        .find(|p| p.ply == FIRST_WALKED_PLY)
+        .is_some_and(exact);
     let open = plies
         .iter()
         .enumerate()
         .rev()
-        .take_while(|(_, p)| p.ply >= FIRST_WALKED_PLY)
+        .take_while(|(_, p)| !solved && p.ply >= FIRST_WALKED_PLY)
         .find(|&(i, p)| {
             let moot = p.ply > FIRST_WALKED_PLY && i > 0 && walk_proved(&plies[i - 1]);
             !exact(p) && !moot
@@ -545,5 +551,20 @@ mod tests {
             text.contains("\nopen: none: the ballot's position is proved\n"),
             "{text}"
         );
+        // Even where the walk's records would not make ply 5 moot.
+        let record = JobRecord {
+            ballot: 1,
+            ply: 4,
+            outcome: Some(Outcome::AtLeastDraw),
+            nodes: 1000,
+            millis: 5_000,
+            proof_size: 7,
+            status: JobStatus::Partial,
+            run_id: "r".into(),
+            updated: 0,
+        };
+        store.put_job_record(&record).unwrap();
+        let l = line_state(&store, ballot).unwrap().unwrap();
+        assert_eq!(l.open, None);
     }
 }
