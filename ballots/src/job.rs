@@ -191,9 +191,7 @@ pub fn walk(
             }
             had = Duration::from_millis(r.budget_millis);
         }
-        // A ply before it proved already (past this one, in an earlier
-        // run) makes this one moot.
-        if ply > first_ply && w.proved(ply - 1) {
+        if moot(ply, first_ply, |q| w.proved(q)) {
             continue;
         }
         loop {
@@ -240,6 +238,13 @@ pub fn walk(
         }
     }
     Ok(w.summary)
+}
+
+/// Whether a walk from `first_ply` skips `ply`, which is not proved:
+/// the ply before it is (`proved`, by the walk's records; proved past
+/// this one, in an earlier run), so the frontier is already before it.
+pub fn moot(ply: usize, first_ply: usize, proved: impl Fn(usize) -> bool) -> bool {
+    ply > first_ply && proved(ply - 1)
 }
 
 /// A walk in progress: what it has spent and found.

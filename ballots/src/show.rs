@@ -7,6 +7,7 @@
 //! [`line_state`].
 
 use crate::deck::Ballot;
+use crate::job::moot;
 use crate::score::{decisive_from, men_text};
 use engine::Position;
 use proofdb::json::{Effort, Valued};
@@ -248,29 +249,29 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
     }
     let exact = |p: &PlyState| matches!(p.stored, Some(Outcome::Exact(_)));
     let frontier_ply = plies.iter().find(|p| exact(p)).map(|p| p.ply);
-    // Where the walk stands, as it walks (`job::walk`): down from the
-    // line's end, past the proved plies and past those whose ply before
-    // the walk proved (moot: the frontier is already before them).
-    let walk_proved = |p: &PlyState| {
-        p.job
-            .as_ref()
+    // Where the walk stands, as it walks ([`crate::job::walk`]): down
+    // from the line's end, past the proved plies and the moot ones;
+    // nothing once the ballot's position is proved.
+    // The row of ply `q` (the stored rows need not start at ply 0).
+    let at = |q: usize| {
+        plies
+            .binary_search_by_key(&q, |p| p.ply as usize)
+            .ok()
+            .map(|i| &plies[i])
+    };
+    let walk_proved = |q: usize| {
+        at(q)
+            .and_then(|p| p.job.as_ref())
             .is_some_and(|j| j.status == JobStatus::Proved.name())
     };
-    // Nothing is open once the ballot's position is proved.
-    let solved = plies
-        .iter()
-        .find(|p| p.ply == FIRST_WALKED_PLY)
-        .is_some_and(exact);
+    let first = FIRST_WALKED_PLY as usize;
+    let solved = at(first).is_some_and(exact);
     let open = plies
         .iter()
-        .enumerate()
         .rev()
-        .take_while(|(_, p)| !solved && p.ply >= FIRST_WALKED_PLY)
-        .find(|&(i, p)| {
-            let moot = p.ply > FIRST_WALKED_PLY && i > 0 && walk_proved(&plies[i - 1]);
-            !exact(p) && !moot
-        })
-        .map(|(_, p)| OpenPly {
+        .take_while(|p| !solved && p.ply >= FIRST_WALKED_PLY)
+        .find(|p| !exact(p) && !moot(p.ply as usize, first, walk_proved))
+        .map(|p| OpenPly {
             ply: p.ply,
             pieces: p.pieces,
             valued: p.valued.clone(),
@@ -508,6 +509,8 @@ mod tests {
         use proofdb::testing::put_outcome_unverified;
         use proofdb::{JobRecord, Provenance};
         let (_dir, store, line) = store_with_line();
+        // As `ballots run` stores a line: from ply 1.
+        store.set_main_line(1, &line[1..]).unwrap();
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
         let prov = Provenance::default();
