@@ -40,7 +40,17 @@ pub struct ProverSettings {
     /// be a draw, which on a main line whose next position is a draw is
     /// the question left open: "no win").
     pub trust: RepetitionTrust,
+    /// Most bytes the folder of carried df-pn tables may hold
+    /// ([`crate::carry::prune`]): past it, the files written longest ago
+    /// are removed after each attempt.
+    pub carry_over_bytes: u64,
 }
+
+/// [`ProverSettings::carry_over_bytes`] by default: 16 GiB, the tables of
+/// about 160 positions at the default table size (the 16-ballot sample
+/// left 28 files, 2.1 GB, at 60 CPU-s a ballot: a batch over all 156
+/// ballots leaves about ten times that).
+pub const CARRY_OVER_BYTES: u64 = 16 << 30;
 
 impl Default for ProverSettings {
     fn default() -> Self {
@@ -51,6 +61,7 @@ impl Default for ProverSettings {
             egdb_pieces: 0,
             clock: Clock::Cpu,
             trust: RepetitionTrust::Auto,
+            carry_over_bytes: CARRY_OVER_BYTES,
         }
     }
 }
@@ -98,6 +109,29 @@ pub fn checkpoint_file(dir: &Path, pos: &Position) -> PathBuf {
 const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
 impl StoreProver<'_> {
+    /// Removes the oldest tables of `dir` past the limit, never `kept`
+    /// (the position just searched), and says what went. A folder that
+    /// cannot be listed is only reported: the tables are a cache.
+    fn keep_carry_over_within_limit(&self, dir: &Path, kept: &Path) {
+        let limit = self.settings.carry_over_bytes;
+        match crate::carry::prune(dir, limit, kept) {
+            Ok(p) if p.files > 0 => eprintln!(
+                "checkers: {}: removed the df-pn tables of {} position(s) searched longest ago \
+                 ({} MiB) to keep the folder within {} MiB (--carry-over-limit); those \
+                 positions will be searched afresh",
+                dir.display(),
+                p.files,
+                p.bytes >> 20,
+                limit >> 20
+            ),
+            Ok(_) => {}
+            Err(e) => eprintln!(
+                "checkers: {}: cannot list the df-pn tables: {e}",
+                dir.display()
+            ),
+        }
+    }
+
     fn provenance(&self, solver: &str, nodes: u64, millis: u64) -> Provenance {
         Provenance {
             solver: solver.to_string(),
@@ -230,6 +264,8 @@ impl StoreProver<'_> {
                 // Settled: its tables are of no more use. A file that
                 // cannot be removed only takes room.
                 let _ = std::fs::remove_file(&plan.path);
+            } else if let Some(dir) = self.checkpoints {
+                self.keep_carry_over_within_limit(dir, &plan.path);
             }
         }
         // The solve's own thread's time.

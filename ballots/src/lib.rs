@@ -4,6 +4,7 @@
 #![deny(missing_docs)]
 
 pub mod attempt;
+pub mod carry;
 pub mod deck;
 pub mod extend;
 pub mod job;

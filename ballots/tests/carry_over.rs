@@ -78,3 +78,47 @@ fn a_proof_too_large_to_extract_leaves_the_position_open() {
     assert!(a.millis >= budget.as_millis() as u64, "{a:?}");
     assert_eq!(live.lookup(&won), None);
 }
+
+#[test]
+fn past_the_limit_the_tables_searched_longest_ago_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+    let live = LiveResults::load(&store).unwrap();
+    let tables = dir.path().join("tables");
+    std::fs::create_dir(&tables).unwrap();
+    let mut p = prover(&store, &live, &tables);
+    // Room for one position's tables, not two.
+    p.settings.carry_over_bytes = 1;
+    let stop = Arc::new(AtomicBool::new(false));
+
+    let first = engine::Position::initial();
+    let second =
+        parse_fen("W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,15").unwrap();
+    assert_eq!(
+        p.prove(&first, Duration::from_millis(30), &stop)
+            .unwrap()
+            .outcome,
+        None
+    );
+    // Alone over the limit, the file just written stays for its next attempt.
+    assert!(checkpoint_file(&tables, &first).is_file());
+    assert_eq!(
+        p.prove(&second, Duration::from_millis(30), &stop)
+            .unwrap()
+            .outcome,
+        None
+    );
+    assert!(!checkpoint_file(&tables, &first).exists());
+    assert!(checkpoint_file(&tables, &second).is_file());
+
+    // With the default limit both are kept.
+    p.settings.carry_over_bytes = ballots::attempt::CARRY_OVER_BYTES;
+    assert_eq!(
+        p.prove(&first, Duration::from_millis(30), &stop)
+            .unwrap()
+            .outcome,
+        None
+    );
+    assert!(checkpoint_file(&tables, &first).is_file());
+    assert!(checkpoint_file(&tables, &second).is_file());
+}

@@ -93,6 +93,12 @@ pub struct RunArgs {
     /// work already done; a settled position's file is removed.
     #[arg(long)]
     pub no_carry_over: bool,
+    /// Most MiB the folder STORE.dfpn may hold: past it, after each
+    /// attempt, the tables written longest ago are removed (those
+    /// positions are searched afresh; nothing proved is lost).
+    #[arg(long, value_name = "MIB", default_value_t = ballots::attempt::CARRY_OVER_BYTES >> 20,
+          value_parser = clap::value_parser!(u64).range(1..=(1 << 40)))]
+    pub carry_over_limit: u64,
     /// Count --budget, --position-budget and the recorded times in wall
     /// time instead of CPU time.
     #[arg(long)]
@@ -462,6 +468,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                 Clock::Cpu
             },
             trust: args.trust_loops.trust(),
+            carry_over_bytes: args.carry_over_limit << 20,
             ..ProverSettings::default()
         },
         manager: args.manager,
