@@ -31,33 +31,61 @@ fn prover<'a>(
     }
 }
 
+/// A scratch store and a folder for df-pn's tables beside it.
+struct Scratch {
+    _dir: tempfile::TempDir,
+    store: Store,
+    live: LiveResults,
+    tables: std::path::PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+        let live = LiveResults::load(&store).unwrap();
+        let tables = dir.path().join("tables");
+        std::fs::create_dir(&tables).unwrap();
+        Scratch {
+            _dir: dir,
+            store,
+            live,
+            tables,
+        }
+    }
+}
+
+/// Tries `pos` for 30 ms, which leaves it open.
+fn left_open(p: &StoreProver<'_>, pos: &engine::Position) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let a = p.prove(pos, Duration::from_millis(30), &stop).unwrap();
+    assert_eq!(a.outcome, None);
+}
+
 #[test]
 fn an_open_position_keeps_its_tables_and_a_settled_one_none() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("s.sqlite")).unwrap();
-    let live = LiveResults::load(&store).unwrap();
-    let tables = dir.path().join("tables");
-    std::fs::create_dir(&tables).unwrap();
-    let p = prover(&store, &live, &tables);
+    let s = Scratch::new();
+    let tables = &s.tables;
+    let p = prover(&s.store, &s.live, tables);
     let stop = Arc::new(AtomicBool::new(false));
 
     // The opening is far beyond a few milliseconds without databases.
     let open = engine::Position::initial();
     let a = p.prove(&open, Duration::from_millis(30), &stop).unwrap();
     assert_eq!(a.outcome, None);
-    assert!(checkpoint_file(&tables, &open).is_file());
+    assert!(checkpoint_file(tables, &open).is_file());
 
     // Two kings against one: settled, and nothing kept.
     let won = parse_fen("W:WK1,K5:BK32").unwrap();
     let b = p.prove(&won, Duration::from_secs(30), &stop).unwrap();
     assert_eq!(b.outcome, Some(Outcome::Exact(Value::Win)));
-    assert!(!checkpoint_file(&tables, &won).exists());
+    assert!(!checkpoint_file(tables, &won).exists());
 
     // Garbage where the tables were: the attempt searches afresh.
-    std::fs::write(checkpoint_file(&tables, &open), b"not a checkpoint").unwrap();
+    std::fs::write(checkpoint_file(tables, &open), b"not a checkpoint").unwrap();
     let c = p.prove(&open, Duration::from_millis(30), &stop).unwrap();
     assert_eq!(c.outcome, None);
-    let kept = std::fs::read(checkpoint_file(&tables, &open)).unwrap();
+    let kept = std::fs::read(checkpoint_file(tables, &open)).unwrap();
     assert_ne!(kept, b"not a checkpoint");
 }
 
@@ -81,44 +109,25 @@ fn a_proof_too_large_to_extract_leaves_the_position_open() {
 
 #[test]
 fn past_the_limit_the_tables_searched_longest_ago_go() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("s.sqlite")).unwrap();
-    let live = LiveResults::load(&store).unwrap();
-    let tables = dir.path().join("tables");
-    std::fs::create_dir(&tables).unwrap();
-    let mut p = prover(&store, &live, &tables);
+    let s = Scratch::new();
+    let tables = &s.tables;
+    let mut p = prover(&s.store, &s.live, tables);
     // Room for one position's tables, not two.
     p.settings.carry_over_bytes = 1;
-    let stop = Arc::new(AtomicBool::new(false));
 
     let first = engine::Position::initial();
     let second =
         parse_fen("W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,15").unwrap();
-    assert_eq!(
-        p.prove(&first, Duration::from_millis(30), &stop)
-            .unwrap()
-            .outcome,
-        None
-    );
+    left_open(&p, &first);
     // Alone over the limit, the file just written stays for its next attempt.
-    assert!(checkpoint_file(&tables, &first).is_file());
-    assert_eq!(
-        p.prove(&second, Duration::from_millis(30), &stop)
-            .unwrap()
-            .outcome,
-        None
-    );
-    assert!(!checkpoint_file(&tables, &first).exists());
-    assert!(checkpoint_file(&tables, &second).is_file());
+    assert!(checkpoint_file(tables, &first).is_file());
+    left_open(&p, &second);
+    assert!(!checkpoint_file(tables, &first).exists());
+    assert!(checkpoint_file(tables, &second).is_file());
 
     // With the default limit both are kept.
     p.settings.carry_over_bytes = ballots::attempt::CARRY_OVER_BYTES;
-    assert_eq!(
-        p.prove(&first, Duration::from_millis(30), &stop)
-            .unwrap()
-            .outcome,
-        None
-    );
-    assert!(checkpoint_file(&tables, &first).is_file());
-    assert!(checkpoint_file(&tables, &second).is_file());
+    left_open(&p, &first);
+    assert!(checkpoint_file(tables, &first).is_file());
+    assert!(checkpoint_file(tables, &second).is_file());
 }
