@@ -208,6 +208,22 @@ impl StoreProver<'_> {
     ) -> Result<Solved, String> {
         let watch = Stopwatch::start(self.settings.clock);
         let leaves = Leaves::new(self.oracle, self.live);
+        // The folder of tables may have been removed while the run goes
+        // on (to free the disk): made again, else this attempt keeps no
+        // tables rather than failing when it writes them.
+        let checkpoints = self
+            .checkpoints
+            .filter(|dir| match std::fs::create_dir_all(dir) {
+                Ok(()) => true,
+                Err(e) => {
+                    eprintln!(
+                        "checkers: {}: {e}; df-pn's tables of {} are not kept",
+                        dir.display(),
+                        engine::notation::fen::to_fen(pos)
+                    );
+                    false
+                }
+            });
         let opts = SolveOptions {
             solver: self.settings.solver,
             ask,
@@ -217,8 +233,7 @@ impl StoreProver<'_> {
             trust: self.settings.trust,
             // The value of a position is asked again and again while it
             // resists: its tables carry over (alpha-beta keeps none).
-            checkpoint: self
-                .checkpoints
+            checkpoint: checkpoints
                 .filter(|_| ask == Ask::Value && self.settings.solver != SolverKind::Ab)
                 .map(|dir| CheckpointPlan {
                     path: checkpoint_file(dir, pos),
@@ -264,7 +279,7 @@ impl StoreProver<'_> {
                 // Settled: its tables are of no more use. A file that
                 // cannot be removed only takes room.
                 let _ = std::fs::remove_file(&plan.path);
-            } else if let Some(dir) = self.checkpoints {
+            } else if let Some(dir) = checkpoints {
                 self.keep_carry_over_within_limit(dir, &plan.path);
             }
         }

@@ -131,3 +131,21 @@ fn past_the_limit_the_tables_searched_longest_ago_go() {
     assert!(checkpoint_file(tables, &first).is_file());
     assert!(checkpoint_file(tables, &second).is_file());
 }
+
+#[test]
+fn a_folder_of_tables_removed_during_the_run_is_made_again() {
+    let s = Scratch::new();
+    let p = prover(&s.store, &s.live, &s.tables);
+    let open = engine::Position::initial();
+    left_open(&p, &open);
+    std::fs::remove_dir_all(&s.tables).unwrap();
+    left_open(&p, &open);
+    assert!(checkpoint_file(&s.tables, &open).is_file());
+
+    // A file where the folder should be: the attempt keeps no tables
+    // and still answers.
+    std::fs::remove_dir_all(&s.tables).unwrap();
+    std::fs::write(&s.tables, b"not a folder").unwrap();
+    left_open(&p, &open);
+    assert_eq!(std::fs::read(&s.tables).unwrap(), b"not a folder");
+}
