@@ -208,11 +208,14 @@ impl StoreProver<'_> {
     ) -> Result<Solved, String> {
         let watch = Stopwatch::start(self.settings.clock);
         let leaves = Leaves::new(self.oracle, self.live);
-        // The folder of tables may have been removed while the run goes
-        // on (to free the disk): made again, else this attempt keeps no
-        // tables rather than failing when it writes them.
+        // The value of a position is asked again and again while it
+        // resists: its tables carry over (alpha-beta keeps none). The
+        // folder may have been removed while the run goes on (to free the
+        // disk): made again, else this attempt keeps no tables rather
+        // than failing when it writes them.
         let checkpoints = self
             .checkpoints
+            .filter(|_| ask == Ask::Value && self.settings.solver != SolverKind::Ab)
             .filter(|dir| match std::fs::create_dir_all(dir) {
                 Ok(()) => true,
                 Err(e) => {
@@ -231,14 +234,10 @@ impl StoreProver<'_> {
             time: Some(budget),
             clock: self.settings.clock,
             trust: self.settings.trust,
-            // The value of a position is asked again and again while it
-            // resists: its tables carry over (alpha-beta keeps none).
-            checkpoint: checkpoints
-                .filter(|_| ask == Ask::Value && self.settings.solver != SolverKind::Ab)
-                .map(|dir| CheckpointPlan {
-                    path: checkpoint_file(dir, pos),
-                    every: CHECKPOINT_EVERY,
-                }),
+            checkpoint: checkpoints.map(|dir| CheckpointPlan {
+                path: checkpoint_file(dir, pos),
+                every: CHECKPOINT_EVERY,
+            }),
             proofs: true,
             max_proof_nodes: self.settings.max_proof_nodes,
             table_entries: self.settings.table_entries,
