@@ -2,7 +2,7 @@
 //! men, from the side to move's view. It orders moves only; it never
 //! decides a result.
 
-use engine::{Color, Position};
+use engine::{Color, MoveList, Position};
 
 /// Value of a man, in points.
 pub const MAN: i32 = 100;
@@ -26,8 +26,13 @@ fn resolved_to(pos: &Position, depth: u32) -> i32 {
     if depth == 0 || !pos.has_capture() {
         return evaluate(pos);
     }
+    // Captures only (the position has one), into a list of this frame:
+    // `Position::moves` would test for a capture again and copy its list
+    // out.
+    let mut captures = MoveList::new();
+    pos.push_captures(&mut captures);
     let mut best = i32::MIN;
-    for m in pos.moves().iter() {
+    for m in captures.iter() {
         best = best.max(-resolved_to(&pos.play_unchecked(m), depth - 1));
     }
     best
