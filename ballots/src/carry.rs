@@ -5,12 +5,12 @@
 //! A batch over every ballot leaves a file at each stuck ply and at each
 //! ply it walked past once the ply before was proved (the 16-ballot
 //! sample left 28 files, 2.1 GB, at 60 CPU-s a ballot and 37, 2.7 GB, at
-//! 300), so without a
-//! limit the folder grows with the batch until the disk is full. The
-//! files are a cache: a position whose file is gone is searched afresh,
-//! and nothing proved is lost. So when the folder holds more than its
-//! limit, the files written longest ago go first (a position the walk is
-//! still working on has its file rewritten at each attempt).
+//! 300), so without a limit the folder grows with the batch until the
+//! disk is full. The files are a cache: a position whose file is gone is
+//! searched afresh, and nothing proved is lost. So when the folder holds
+//! more than its limit, the files written longest ago go first (a
+//! position the walk is still working on has its file rewritten at each
+//! attempt).
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -54,9 +54,9 @@ pub fn prune(dir: &Path, limit: u64, keep: &Path) -> io::Result<Pruned> {
         kept_bytes: files.iter().map(|f| f.1).sum(),
         ..Pruned::default()
     };
-    // Oldest first; the name breaks ties so the order does not depend on
-    // the listing's.
-    files.sort();
+    // Oldest first; the name breaks ties, so the order does not depend
+    // on the listing's.
+    files.sort_by(|a, b| (a.0, &a.2).cmp(&(b.0, &b.2)));
     for (_, bytes, path) in files {
         if pruned.kept_bytes <= limit {
             break;
@@ -68,7 +68,9 @@ pub fn prune(dir: &Path, limit: u64, keep: &Path) -> io::Result<Pruned> {
             pruned.files += 1;
             pruned.bytes += bytes;
         }
-        // Removed or not (another thread may have), it no longer counts.
+        // Removed here, gone already (another thread's prune) or not
+        // removable: it no longer counts, so one stuck file does not
+        // make every other go.
         pruned.kept_bytes -= bytes;
     }
     Ok(pruned)
