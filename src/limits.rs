@@ -147,6 +147,46 @@ pub fn machine_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// The memory this process may use, in bytes: the machine's, or less
+/// where its control group limits it (cgroup v1 or v2, as a Slurm job's
+/// `--mem` does), if known.
+pub fn memory_allowed() -> Option<u64> {
+    let group = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|text| cgroup_memory_limit(&text, |p| std::fs::read_to_string(p).ok()));
+    match (machine_memory(), group) {
+        (Some(m), Some(g)) => Some(m.min(g)),
+        (m, g) => m.or(g),
+    }
+}
+
+/// The smallest memory limit of the control groups listed in `cgroups`
+/// (the text of /proc/self/cgroup), reading each limit file with `read`:
+/// `memory.max` under /sys/fs/cgroup for the unified hierarchy (also
+/// /sys/fs/cgroup/unified), `memory.limit_in_bytes` under
+/// /sys/fs/cgroup/memory for the v1 memory controller. "max" is no limit.
+fn cgroup_memory_limit(cgroups: &str, read: impl Fn(&str) -> Option<String>) -> Option<u64> {
+    cgroups
+        .lines()
+        .flat_map(|line| {
+            let mut parts = line.splitn(3, ':');
+            let (_, controllers, path) = (parts.next(), parts.next(), parts.next());
+            let path = path.unwrap_or("").trim_end_matches('/');
+            match controllers {
+                Some("") => vec![
+                    format!("/sys/fs/cgroup{path}/memory.max"),
+                    format!("/sys/fs/cgroup/unified{path}/memory.max"),
+                ],
+                Some(c) if c.split(',').any(|c| c == "memory") => {
+                    vec![format!("/sys/fs/cgroup/memory{path}/memory.limit_in_bytes")]
+                }
+                _ => Vec::new(),
+            }
+        })
+        .filter_map(|file| read(&file)?.trim().parse::<u64>().ok())
+        .min()
+}
+
 /// Checks that `bytes` (what `what` asks for, `None` when it does not
 /// even fit a number) fits in this machine's memory, before anything is
 /// allocated: a request past it is a [`UsageError`] naming it, not an
@@ -207,6 +247,27 @@ pub fn mebibytes(text: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The v1 memory controller's and the unified hierarchy's limit
+    /// files are read, the smallest limit wins, and "max" is none.
+    #[test]
+    fn control_group_limits_are_read_from_both_hierarchies() {
+        let files = |p: &str| -> Option<String> {
+            match p {
+                "/sys/fs/cgroup/memory/job_7/memory.limit_in_bytes" => Some("4294967296\n".into()),
+                "/sys/fs/cgroup/slurm/job_7/memory.max" => Some("2147483648\n".into()),
+                "/sys/fs/cgroup/free/memory.max" => Some("max\n".into()),
+                _ => None,
+            }
+        };
+        let v1 = "4:memory:/job_7\n3:cpu,cpuacct:/job_7\n";
+        assert_eq!(cgroup_memory_limit(v1, files), Some(4 << 30));
+        let both = "4:memory:/job_7\n0::/slurm/job_7\n";
+        assert_eq!(cgroup_memory_limit(both, files), Some(2 << 30));
+        assert_eq!(cgroup_memory_limit("0::/free\n", files), None);
+        assert_eq!(cgroup_memory_limit("0::/\n1:pids:/\n", files), None);
+        assert_eq!(cgroup_memory_limit("", files), None);
+    }
 
     #[test]
     fn seconds_past_a_year_or_not_positive_are_refused() {

@@ -64,9 +64,12 @@ fn open_egdb_with(
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
+    let memory = crate::cmd::egdb::build_memory(None);
     let mut db = match (build, needs) {
-        (true, Needs::All) => ensure(&dir, pieces, progress)?,
-        (true, Needs::From(positions)) => ensure_reachable(&dir, positions, pieces, progress)?,
+        (true, Needs::All) => ensure(&dir, pieces, progress, memory)?,
+        (true, Needs::From(positions)) => {
+            ensure_reachable(&dir, positions, pieces, progress, memory)?
+        }
         (false, _) => Egdb::open(&dir)?,
     };
     db.limit_pieces(pieces);

@@ -379,3 +379,38 @@ fn slices_as_json_come_in_build_order_with_what_each_reads() {
     );
     assert_eq!(run(&["--json", "--largest", "3"]).lines().count(), 3);
 }
+
+/// `build --memory 0` builds every slice out of core (its tables in
+/// scratch files in the folder), says so, writes the same files byte for
+/// byte as a build in memory, and leaves no scratch file behind; a
+/// limit above every slice's need builds in memory and says nothing of it.
+#[test]
+fn a_build_past_its_memory_goes_out_of_core_to_the_same_files() {
+    let tmp = common::temp_dir("egdb-out-of-core");
+    let (in_memory, out_of_core) = (tmp.path().join("memory"), tmp.path().join("scratch"));
+    let out = egdb(&in_memory, &["build", "--pieces", "4", "--memory", "1024"]);
+    common::assert_success(&out);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("out of core"));
+    let out = egdb(&out_of_core, &["build", "--pieces", "4", "--memory", "0"]);
+    common::assert_success(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("more than the 0 MiB allowed: built out of core"),
+        "{err}"
+    );
+    let names = files(&in_memory);
+    assert_eq!(names, files(&out_of_core), "no scratch file is left");
+    assert!(names.len() > 20, "{names:?}");
+    for name in &names {
+        let a = std::fs::read(in_memory.join(name)).unwrap();
+        let b = std::fs::read(out_of_core.join(name)).unwrap();
+        assert!(a == b, "{name} differs out of core");
+    }
+    // A limit that is not a number of MiB is refused before any work.
+    let out = egdb(
+        &tmp.path().join("bad"),
+        &["build", "--pieces", "3", "--memory", "lots"],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--memory"));
+}

@@ -117,7 +117,13 @@ fn small_known_positions_without_databases() {
 /// folder under the target directory.
 fn four_piece_databases() -> engine::egdb::Egdb {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("known-egdb-4");
-    engine::egdb::ensure(&dir, 4, &engine::egdb::NoProgress).expect("building 4-piece databases")
+    engine::egdb::ensure(
+        &dir,
+        4,
+        &engine::egdb::NoProgress,
+        engine::egdb::BuildMemory::UNLIMITED,
+    )
+    .expect("building 4-piece databases")
 }
 
 /// Every listed position of 5 and 6 pieces with the 4-piece databases:

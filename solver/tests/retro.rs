@@ -24,8 +24,13 @@ fn databases(pieces: u32) -> Egdb {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     let dir = BUILT.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("retro-egdb-4");
-        engine::egdb::ensure(&dir, 4, &engine::egdb::NoProgress)
-            .expect("building 4-piece databases");
+        engine::egdb::ensure(
+            &dir,
+            4,
+            &engine::egdb::NoProgress,
+            engine::egdb::BuildMemory::UNLIMITED,
+        )
+        .expect("building 4-piece databases");
         dir
     });
     let mut db = Egdb::open(dir).expect("opening the 4-piece databases");

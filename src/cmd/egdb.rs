@@ -10,7 +10,7 @@ use engine::egdb::probe::Source;
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
 use engine::egdb::verify::{decode_for_verify, verify_slice};
-use engine::egdb::{default_dir, ensure, ensure_reachable, Egdb, EgdbError};
+use engine::egdb::{default_dir, ensure, ensure_reachable, BuildMemory, Egdb, EgdbError};
 use engine::notation::fen::parse_fen;
 use engine::{Oracle, Position};
 use std::io::IsTerminal;
@@ -87,6 +87,27 @@ struct BuildArgs {
     /// CHECKERS_EGDB_BUILD=no, so that a command does not build the rest.
     #[arg(long = "for", value_name = "FEN", conflicts_with = "slice")]
     for_fens: Vec<String>,
+    /// Hold a slice's tables in memory only up to MIB mebibytes (default:
+    /// three quarters of what this process may use: the machine's memory,
+    /// or its control group's limit, as under a Slurm job's --mem). A
+    /// slice whose build needs more (`egdb slices` gives each one's
+    /// memory) is built out of core: its tables go in scratch files in
+    /// the database folder (removed at once; the space is freed when the
+    /// build ends or is killed), which the system pages to disk. 0 puts
+    /// every slice out of core.
+    #[arg(long, value_name = "MIB", value_parser = crate::limits::whole::<u64>(0, 1 << 40, "MiB"))]
+    memory: Option<u64>,
+}
+
+/// The memory a build may hold a slice's tables in: `mib` mebibytes,
+/// else three quarters of what this process may use
+/// ([`crate::limits::memory_allowed`]), else no limit.
+pub fn build_memory(mib: Option<u64>) -> BuildMemory {
+    match (mib, crate::limits::memory_allowed()) {
+        (Some(m), _) => BuildMemory::within(m << 20),
+        (None, Some(allowed)) => BuildMemory::within(allowed / 4 * 3),
+        (None, None) => BuildMemory::UNLIMITED,
+    }
 }
 
 #[derive(clap::Args)]
@@ -221,14 +242,15 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     let dir = a.dir.get();
     let pool = thread_pool(a.threads)?;
     let progress = crate::progress::BarProgress::new();
+    let memory = build_memory(a.memory);
     let t = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
         if let Some(s) = a.slice {
             std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
             if a.with_deps {
-                ensure_slice(&dir, s, &progress)?;
+                ensure_slice(&dir, s, &progress, memory)?;
             } else {
-                build_one(&dir, s, &progress)?;
+                build_one(&dir, s, &progress, memory)?;
             }
             eprintln!(
                 "{}: {} built after {:.1} s",
@@ -243,7 +265,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
                 "--pieces must be 2 to {MAX_PIECES}"
             );
             let positions = parse_fens(&a.for_fens)?;
-            let db = ensure_reachable(&dir, &positions, n, &progress)?;
+            let db = ensure_reachable(&dir, &positions, n, &progress, memory)?;
             let reached = reachable_slices(&positions, n);
             eprintln!(
                 "{}: all slices up to {} pieces and the {} of {n} pieces reachable from the \
@@ -257,7 +279,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         } else {
             let n = a.pieces.expect("clap requires --pieces without --slice");
             anyhow::ensure!(n >= 2, "--pieces must be at least 2");
-            let db = ensure(&dir, n, &progress)?;
+            let db = ensure(&dir, n, &progress, memory)?;
             eprintln!(
                 "{}: all slices up to {} pieces present ({} files) after {:.1} s",
                 dir.display(),

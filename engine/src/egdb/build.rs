@@ -34,6 +34,7 @@ use super::file::{self, Counts, SliceFile};
 use super::index::{lead_rank, rows_below, TableIndex, TableKey, MAX_PIECES};
 use super::probe::Egdb;
 use super::reach::{reachable_from_slice, reachable_slices};
+use super::scratch::{BuildMemory, ByteArray, Cells, Storage};
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::EgdbError;
 use crate::board::{Color, Position};
@@ -43,7 +44,7 @@ use crate::value::Value;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::time::Instant;
 
 // State codes. Below DECIDED: undecided, counter in the low 6 bits.
@@ -109,8 +110,9 @@ pub fn solve_slice(
     slice: SliceKey,
     db: &Egdb,
     progress: &dyn BuildProgress,
+    storage: &Storage,
 ) -> Result<Solved, EgdbError> {
-    solve_slice_in_batches(slice, db, progress, PROPAGATE_BATCH)
+    solve_slice_in_batches(slice, db, progress, storage, PROPAGATE_BATCH)
 }
 
 /// [`solve_slice`], propagating `batch` frontier entries at a time
@@ -119,18 +121,15 @@ fn solve_slice_in_batches(
     slice: SliceKey,
     db: &Egdb,
     progress: &dyn BuildProgress,
+    storage: &Storage,
     batch: usize,
 ) -> Result<Solved, EgdbError> {
     let keys = slice.tables();
     let tables = build_tables(&keys);
-    let states: Vec<Vec<AtomicU8>> = tables
+    let states: Vec<Cells<AtomicU8>> = tables
         .iter()
-        .map(|t| {
-            std::iter::repeat_with(|| AtomicU8::new(0))
-                .take(t.size() as usize)
-                .collect()
-        })
-        .collect();
+        .map(|t| Cells::new(t.size() as usize, storage))
+        .collect::<Result<_, _>>()?;
     let failure: std::sync::Mutex<Option<EgdbError>> = std::sync::Mutex::new(None);
     let failed = AtomicBool::new(false);
     const CHUNK: usize = 1 << 16;
@@ -182,8 +181,8 @@ fn solve_slice_in_batches(
     // entries: a list took 8 bytes for each of the many positions the
     // forward pass decides, more than the states themselves); whether
     // one is lost is read from its state.
-    let level = Frontier::new(&tables);
-    let next = Frontier::new(&tables);
+    let level = Frontier::new(&tables, storage)?;
+    let next = Frontier::new(&tables, storage)?;
     for (t, st) in states.iter().enumerate() {
         st.par_chunks(64).enumerate().for_each(|(w, chunk)| {
             let mut word = 0u64;
@@ -255,7 +254,8 @@ fn solve_slice_in_batches(
     let mut values = Vec::new();
     let mut counts = Vec::new();
     for (st, table) in states.iter().zip(&tables) {
-        let v = table.file_values(st, |s| match s {
+        let mut v = ByteArray::new(table.size() as usize, storage)?;
+        table.file_values(st, &mut v, |s| match s {
             S_WIN => codec::WIN,
             S_LOSS => codec::LOSS,
             s if s >= DECIDED + CAPTURE => codec::DONT_CARE,
@@ -308,21 +308,17 @@ pub fn build_memory(slice: SliceKey) -> u64 {
 /// The positions decided at one propagation level: a bit per position of
 /// each table of a slice.
 struct Frontier {
-    words: Vec<Vec<std::sync::atomic::AtomicU64>>,
+    words: Vec<Cells<AtomicU64>>,
 }
 
 impl Frontier {
-    /// An empty frontier for `tables`.
-    fn new(tables: &[BuildTable]) -> Frontier {
+    /// An empty frontier for `tables`, where `storage` says.
+    fn new(tables: &[BuildTable], storage: &Storage) -> Result<Frontier, EgdbError> {
         let words = tables
             .iter()
-            .map(|t| {
-                std::iter::repeat_with(|| std::sync::atomic::AtomicU64::new(0))
-                    .take((t.size() as usize).div_ceil(64))
-                    .collect()
-            })
-            .collect();
-        Frontier { words }
+            .map(|t| Cells::new((t.size() as usize).div_ceil(64), storage))
+            .collect::<Result<_, _>>()?;
+        Ok(Frontier { words })
     }
 
     /// Marks position `idx` of table `t`.
@@ -352,11 +348,11 @@ impl Frontier {
 }
 
 /// The result of [`solve_slice`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Solved {
     /// Value codes per table ([`codec`] codes; capture positions are
-    /// don't-care).
-    pub values: Vec<Vec<u8>>,
+    /// don't-care), where the build's [`Storage`] put them.
+    pub values: Vec<ByteArray>,
     /// Value counts per table (capture positions included).
     pub counts: Vec<Counts>,
     /// Propagation levels.
@@ -517,7 +513,7 @@ fn propagate_batch(
     tables: &[BuildTable],
     cursors: &mut [PositionCursor],
     keys: &[TableKey],
-    states: &[Vec<AtomicU8>],
+    states: &[Cells<AtomicU8>],
     preds: &mut Vec<(u64, bool)>,
     next: &mut Vec<u64>,
 ) {
@@ -665,6 +661,7 @@ pub fn build_slice(
     slice: SliceKey,
     db: &mut Egdb,
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
     number: usize,
     of: usize,
 ) -> Result<SliceStats, EgdbError> {
@@ -675,12 +672,24 @@ pub fn build_slice(
         .map(|k| TableIndex::new(k).size())
         .sum();
     progress.slice_started(&slice.name(), positions, number, of);
+    let needs = build_memory(slice);
+    let storage = memory.storage_for(needs, db.dir());
+    if let Storage::Scratch(dir) = &storage {
+        progress.note(&format!(
+            "{}: its build needs {} MiB, more than the {} MiB allowed: built out of core, its tables in scratch files in {} ({} MiB of disk while it runs)",
+            slice.name(),
+            needs >> 20,
+            memory.limit() >> 20,
+            dir.display(),
+            needs >> 20
+        ));
+    }
     let Solved {
         values,
         counts,
         levels,
         step_seconds: [forward, propagation, values_seconds],
-    } = solve_slice(slice, db, progress)?;
+    } = solve_slice(slice, db, progress, &storage)?;
     let encoding = Instant::now();
     let image = file::encode_slice(slice, &values, &counts);
     drop(values);
@@ -709,10 +718,18 @@ pub fn build_slice(
 /// Opens the databases in `dir` after building every missing slice of up
 /// to `pieces` pieces (resumable: finished slices are kept, an interrupted
 /// one is rebuilt). Creates `dir` if needed.
-pub fn ensure(dir: &Path, pieces: u32, progress: &dyn BuildProgress) -> Result<Egdb, EgdbError> {
+///
+/// Each slice's tables are held in memory within `memory`, out of core
+/// past it (the same holds for every build below).
+pub fn ensure(
+    dir: &Path,
+    pieces: u32,
+    progress: &dyn BuildProgress,
+    memory: BuildMemory,
+) -> Result<Egdb, EgdbError> {
     let mut db = open_for_build(dir, pieces, progress)?;
     let todo = missing_up_to(&db, pieces);
-    build_in_order(&mut db, todo, progress)?;
+    build_in_order(&mut db, todo, progress, memory)?;
     Ok(db)
 }
 
@@ -812,11 +829,12 @@ fn build_in_order(
     db: &mut Egdb,
     todo: Vec<SliceKey>,
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
 ) -> Result<(), EgdbError> {
     if todo.is_empty() {
         return Ok(());
     }
-    build_decoding_from(db, todo, progress, DECODE_PAYS_FROM)
+    build_decoding_from(db, todo, progress, memory, DECODE_PAYS_FROM)
 }
 
 /// [`build_in_order`], decoding the slices present before each piece
@@ -826,6 +844,7 @@ fn build_decoding_from(
     db: &mut Egdb,
     todo: Vec<SliceKey>,
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
     pays_from: u64,
 ) -> Result<(), EgdbError> {
     progress.note(&plan_heading(&todo, db.dir(), rayon::current_num_threads()));
@@ -834,9 +853,9 @@ fn build_decoding_from(
     for (i, &s) in todo.iter().enumerate() {
         if decoded_for != Some(s.pieces()) {
             decoded_for = Some(s.pieces());
-            decode_reads_ahead(db, &todo[i..], progress, pays_from)?;
+            decode_reads_ahead(db, &todo[i..], progress, memory, pays_from)?;
         }
-        build_slice(s, db, progress, i + 1, of)?;
+        build_slice(s, db, progress, memory, i + 1, of)?;
     }
     // What the caller decodes is its own choice.
     db.unpack(0)?;
@@ -862,15 +881,17 @@ const DECODE_PAYS_FROM: u64 = 300_000_000;
 /// Before a build starts on the slices of one piece count (the first of
 /// `ahead`, which are in build order): decodes the slices present into
 /// memory ([`Egdb::unpack`], fewest pieces first, within
-/// [`BUILD_DECODE_BYTES`]) when the slices of that count ahead hold
-/// `pays_from` positions or more ([`DECODE_PAYS_FROM`]), so that the
-/// forward pass's probes of the smaller slices read a byte instead of
-/// scanning a compressed block. Slices built afterwards are read from
-/// their files.
+/// [`BUILD_DECODE_BYTES`], and within what `memory` leaves beside the
+/// largest of those builds it holds in memory) when the slices of that
+/// count ahead hold `pays_from` positions or more ([`DECODE_PAYS_FROM`]),
+/// so that the forward pass's probes of the smaller slices read a byte
+/// instead of scanning a compressed block. Slices built afterwards are
+/// read from their files.
 fn decode_reads_ahead(
     db: &mut Egdb,
     ahead: &[SliceKey],
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
     pays_from: u64,
 ) -> Result<(), EgdbError> {
     let pieces = ahead.first().map_or(0, |s| s.pieces());
@@ -882,8 +903,16 @@ fn decode_reads_ahead(
     if positions < pays_from {
         return Ok(());
     }
+    let largest = ahead
+        .iter()
+        .filter(|s| s.pieces() == pieces)
+        .map(|&s| build_memory(s))
+        .max()
+        .unwrap_or(0);
+    // A build out of core uses what memory there is for its pages.
+    let room = memory.limit().saturating_sub(largest);
     let started = Instant::now();
-    let u = db.unpack(BUILD_DECODE_BYTES)?;
+    let u = db.unpack(BUILD_DECODE_BYTES.min(room))?;
     if u.tables > 0 {
         progress.note(&format!(
             "decoded {} tables of the slices present ({} positions, {} MB) for the probes of the {pieces}-piece builds, {:.1} s",
@@ -937,8 +966,9 @@ pub fn ensure_slice(
     dir: &Path,
     slice: SliceKey,
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
 ) -> Result<Egdb, EgdbError> {
-    ensure_some(dir, slice.pieces(), &[slice], progress)
+    ensure_some(dir, slice.pieces(), &[slice], progress, memory)
 }
 
 /// Builds every slice of fewer than `pieces` pieces, then the slices of
@@ -951,8 +981,15 @@ pub fn ensure_reachable(
     positions: &[Position],
     pieces: u32,
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
 ) -> Result<Egdb, EgdbError> {
-    ensure_some(dir, pieces, &reachable_slices(positions, pieces), progress)
+    ensure_some(
+        dir,
+        pieces,
+        &reachable_slices(positions, pieces),
+        progress,
+        memory,
+    )
 }
 
 /// [`ensure`] up to `pieces - 1` pieces, then the missing ones of
@@ -963,6 +1000,7 @@ fn ensure_some(
     pieces: u32,
     wanted: &[SliceKey],
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
 ) -> Result<Egdb, EgdbError> {
     let mut db = open_for_build(dir, pieces, progress)?;
     let mut todo = missing_up_to(&db, pieces - 1);
@@ -974,7 +1012,7 @@ fn ensure_some(
             .into_iter()
             .filter(|s| need.contains(s) && !db.has(s)),
     );
-    build_in_order(&mut db, todo, progress)?;
+    build_in_order(&mut db, todo, progress, memory)?;
     Ok(db)
 }
 
@@ -1024,6 +1062,7 @@ pub fn build_one(
     dir: &Path,
     slice: SliceKey,
     progress: &dyn BuildProgress,
+    memory: BuildMemory,
 ) -> Result<SliceStats, EgdbError> {
     let mut db = Egdb::open(dir)?;
     for d in build_reads(slice) {
@@ -1035,7 +1074,7 @@ pub fn build_one(
             });
         }
     }
-    build_slice(slice, &mut db, progress, 1, 1)
+    build_slice(slice, &mut db, progress, memory, 1, 1)
 }
 
 #[cfg(test)]
@@ -1074,7 +1113,7 @@ mod tests {
             .prefix(&format!("checkers-egdb-{name}-"))
             .tempdir()
             .unwrap();
-        let db = ensure(dir.path(), 3, &NoProgress).unwrap();
+        let db = ensure(dir.path(), 3, &NoProgress, BuildMemory::UNLIMITED).unwrap();
         (dir, db)
     }
 
@@ -1106,7 +1145,14 @@ mod tests {
         for pays_from in [0, u64::MAX] {
             let (dir, mut db) = up_to_three_pieces("decode-ahead");
             let notes = Notes::default();
-            build_decoding_from(&mut db, slices_with(4), &notes, pays_from).unwrap();
+            build_decoding_from(
+                &mut db,
+                slices_with(4),
+                &notes,
+                BuildMemory::UNLIMITED,
+                pays_from,
+            )
+            .unwrap();
             let notes = notes.0.into_inner().unwrap();
             let decoded = notes.iter().any(|n| n.starts_with("decoded "));
             assert_eq!(decoded, pays_from == 0, "{notes:?}");
@@ -1170,7 +1216,7 @@ mod tests {
                         u32::from(fast & COUNTER != 0 && fast < DECIDED && fast & DRAW_EXIT != 0);
                 });
             }
-            build_slice(s, &mut db, &NoProgress, 1, 1).unwrap();
+            build_slice(s, &mut db, &NoProgress, BuildMemory::UNLIMITED, 1, 1).unwrap();
         }
         assert!(
             counted_with_draw_exit > 0,
@@ -1214,17 +1260,27 @@ mod tests {
 
     /// Every slice of 4 pieces solves to the same values, counts and
     /// levels when its frontier is propagated in batches as when it is
-    /// propagated one position at a time.
+    /// propagated one position at a time, and out of core (its tables
+    /// in scratch files) as in memory.
     #[test]
-    fn batched_propagation_gives_the_same_values_as_one_at_a_time() {
-        let (_dir, mut db) = up_to_three_pieces("batches");
+    fn batched_and_out_of_core_propagation_give_the_same_values() {
+        let (dir, mut db) = up_to_three_pieces("batches");
+        let scratch = Storage::Scratch(dir.path().to_path_buf());
+        let bytes = |s: &Solved| -> Vec<Vec<u8>> { s.values.iter().map(|v| v.to_vec()).collect() };
         for s in slices_with(4) {
-            let one = solve_slice_in_batches(s, &db, &NoProgress, 1).unwrap();
-            let many = solve_slice_in_batches(s, &db, &NoProgress, PROPAGATE_BATCH).unwrap();
-            assert_eq!(one.values, many.values, "{s}");
-            assert_eq!(one.counts, many.counts, "{s}");
-            assert_eq!(one.levels, many.levels, "{s}");
-            build_slice(s, &mut db, &NoProgress, 1, 1).unwrap();
+            let one = solve_slice_in_batches(s, &db, &NoProgress, &Storage::Memory, 1).unwrap();
+            let many =
+                solve_slice_in_batches(s, &db, &NoProgress, &Storage::Memory, PROPAGATE_BATCH)
+                    .unwrap();
+            let mapped =
+                solve_slice_in_batches(s, &db, &NoProgress, &scratch, PROPAGATE_BATCH).unwrap();
+            assert!(format!("{:?}", mapped.values).contains("scratch file"));
+            for other in [&many, &mapped] {
+                assert_eq!(bytes(&one), bytes(other), "{s}");
+                assert_eq!(one.counts, other.counts, "{s}");
+                assert_eq!(one.levels, other.levels, "{s}");
+            }
+            build_slice(s, &mut db, &NoProgress, BuildMemory::UNLIMITED, 1, 1).unwrap();
         }
     }
 }

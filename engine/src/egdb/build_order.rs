@@ -201,8 +201,8 @@ impl BuildTable {
             .for_each_in_king_order(range, self.order == KingOrder::WhiteMajor, f)
     }
 
-    /// `code(state)` for every position, in the file's order, from
-    /// `states` held in this order.
+    /// Writes `code(state)` for every position into `out` (one byte a
+    /// position), in the file's order, from `states` held in this order.
     ///
     /// White first, in tiles: [`FILE_TILE`] consecutive black-king
     /// placements of the file's order (rows of the output), and for each
@@ -218,10 +218,11 @@ impl BuildTable {
     pub(crate) fn file_values(
         &self,
         states: &[AtomicU8],
+        out: &mut [u8],
         code: impl Fn(u8) -> u8 + Sync,
-    ) -> Vec<u8> {
+    ) {
         const CHUNK: usize = 1 << 16;
-        let mut out = vec![0u8; self.size() as usize];
+        assert_eq!(out.len() as u64, self.size(), "one byte a position");
         if self.order == KingOrder::BlackMajor {
             out.par_chunks_mut(CHUNK)
                 .zip(states.par_chunks(CHUNK))
@@ -230,7 +231,7 @@ impl BuildTable {
                         *v = code(s.load(Relaxed));
                     }
                 });
-            return out;
+            return;
         }
         // White first: the kings' part is (white, black) here and (black,
         // white) in the file; both sides have kings ([`BuildTable::new`]);
@@ -290,7 +291,6 @@ impl BuildTable {
                         }
                     });
             });
-        out
     }
 }
 
@@ -467,7 +467,8 @@ mod tests {
                 let states: Vec<AtomicU8> = (0..t.size())
                     .map(|i| AtomicU8::new(file.index(&t.position(i)) as u8))
                     .collect();
-                let values = t.file_values(&states, |s| s);
+                let mut values = vec![0; t.size() as usize];
+                t.file_values(&states, &mut values, |s| s);
                 for (i, v) in values.iter().enumerate() {
                     assert_eq!(*v, i as u8, "{key} {i}");
                 }

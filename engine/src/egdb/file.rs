@@ -268,14 +268,15 @@ fn file_checksum(image: &[u8]) -> u64 {
     c.finish()
 }
 
-/// Encodes the values of a slice (one `Vec` of codes per table, as in
-/// [`codec`]) into a complete file image.
-pub fn encode_slice(slice: SliceKey, values: &[Vec<u8>], counts: &[Counts]) -> Vec<u8> {
+/// Encodes the values of a slice (the codes of each table, as in
+/// [`codec`], a position a byte) into a complete file image.
+pub fn encode_slice<V: AsRef<[u8]>>(slice: SliceKey, values: &[V], counts: &[Counts]) -> Vec<u8> {
     let bp = BLOCK_POSITIONS as usize;
     let mut sizes = [0u64; 2];
     let mut cnt = [Counts::default(); 2];
     let mut blocks: Vec<Vec<u8>> = Vec::new();
     for (t, v) in values.iter().enumerate() {
+        let v = v.as_ref();
         sizes[t] = v.len() as u64;
         cnt[t] = counts[t];
         let enc: Vec<Vec<u8>> = v

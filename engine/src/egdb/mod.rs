@@ -12,6 +12,8 @@
 //! * [`probe`]: [`Egdb`], the database as an [`crate::Oracle`].
 //! * [`unpacked`]: tables decoded into memory, two bits a position, for
 //!   the fastest probes.
+//! * [`scratch`]: where a build holds a slice's tables: in memory, or
+//!   out of core in mapped scratch files.
 //! * [`verify`]: re-derivation of every stored value from its successors.
 //! * [`journal`]: what a full check has done, so that a stopped one goes
 //!   on where it stopped.
@@ -30,12 +32,14 @@ pub mod index;
 pub mod journal;
 pub mod probe;
 pub mod reach;
+pub mod scratch;
 pub mod slice;
 pub mod unpacked;
 pub mod verify;
 
 pub use build::{ensure, ensure_reachable, BuildProgress, NoProgress};
 pub use probe::Egdb;
+pub use scratch::BuildMemory;
 pub use slice::SliceKey;
 
 use std::path::PathBuf;
