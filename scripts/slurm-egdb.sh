@@ -33,7 +33,11 @@
 # largest 7-piece slice (3m2k@6-0m2k, 357 M positions) then asks for 1.3 GB,
 # the largest 8-piece one (3m2k@6-0m3k, 2.97 G) for 6.7 GB. (Measured with
 # `/usr/bin/time -v`: 0m5k-0m3k, 1.18 G positions, 2.5 GB by build_bytes,
-# peaked at 2.73 GB.)
+# peaked at 2.73 GB.) MAX_MEM_MB caps what a task asks for: a slice whose
+# build needs more is built out of core within it (each task passes
+# `egdb build --memory` its job's memory less MEM_BASE_MB; the tables go
+# in scratch files in CHECKERS_EGDB, paged to disk), so that nodes with
+# less memory than the largest slice needs can build the whole set.
 set -euo pipefail
 : "${CHECKERS_BIN:?set CHECKERS_BIN to the checkers release binary (on storage every node sees)}"
 : "${CHECKERS_EGDB:?set CHECKERS_EGDB to the database folder (on storage every node sees)}"
@@ -46,8 +50,15 @@ if [ "${1:-}" = --task ]; then
     echo "$slice: present"
     exit 0
   fi
+  # The tables may take the job's memory less what the program and the
+  # mapped files need; past that the build goes out of core.
+  memory=()
+  if [ -n "${SLURM_MEM_PER_NODE:-}" ]; then
+    tables=$((SLURM_MEM_PER_NODE - ${MEM_BASE_MB:-512}))
+    memory=(--memory "$((tables > 0 ? tables : 0))")
+  fi
   exec "$CHECKERS_BIN" egdb build --slice "$slice" --dir "$CHECKERS_EGDB" \
-    --threads "${SLURM_CPUS_PER_TASK:-1}"
+    --threads "${SLURM_CPUS_PER_TASK:-1}" "${memory[@]}"
 fi
 if [ "${1:-}" = --verify-task ]; then
   # One check task: re-derive the slices on line SLURM_ARRAY_TASK_ID of $2.
@@ -135,11 +146,16 @@ for ((l = 1; l <= top; l++)); do
   largest=$(cut -d' ' -f2 "$f.new" | sort -n | tail -1)
   rm "$f.new"
   mem=$((largest / 1048576 + ${MEM_BASE_MB:-512}))
+  over=
+  if [ -n "${MAX_MEM_MB:-}" ] && [ "$mem" -gt "$MAX_MEM_MB" ]; then
+    mem=$MAX_MEM_MB
+    over=" (capped by MAX_MEM_MB: larger builds go out of core)"
+  fi
   dep=()
   [ -n "$prev" ] && dep=(--dependency="afterok:$prev" --kill-on-invalid-dep=yes)
   prev=$(sbatch --parsable "${extra[@]}" "${dep[@]}" --job-name="egdb-$pieces-l$l" \
     --array="1-$n" --cpus-per-task="$cpus" --mem="${mem}M" \
     --output="$jobs/layer-$l-%A_%a.out" "$self" --task "$f")
-  echo "layer $l: $n slice(s), largest build $largest bytes, --mem ${mem}M: job $prev" >&2
+  echo "layer $l: $n slice(s), largest build $largest bytes, --mem ${mem}M$over: job $prev" >&2
 done
 submit_check --dependency="afterok:$prev" --kill-on-invalid-dep=yes

@@ -12,9 +12,12 @@
 # It checks, and prints PASS or FAIL for each:
 #  1. scripts/slurm-egdb.sh: 2 and 3 pieces built directly, then the 21
 #     4-piece slices a position needs as array jobs in 11 dependency
-#     layers: all of them and nothing else built, each re-derived once by
-#     the script's check array (`egdb verify --full --slice`), 0
-#     inconsistent, and `egdb verify --full` over the folder;
+#     layers, each task's memory capped (MAX_MEM_MB) below what its build
+#     needs, so that every one is built out of core: all of them and
+#     nothing else built, each task saying it went out of core, each
+#     slice re-derived once by the script's check array (`egdb verify
+#     --full --slice`), 0 inconsistent, and `egdb verify --full` over the
+#     folder;
 #  2. scripts/slurm-ballots.sbatch as an array of 3 tasks (ballots 1-3,
 #     15 s each) with scripts/slurm-merge.sbatch depending on it: each
 #     shard holds its walk, every result of every shard is in the merged
@@ -234,7 +237,10 @@ say "egdb: 2-3 pieces directly, then the 4-piece slices of $FOR_FEN as array job
 CHECKERS_EGDB=$egdb "$CHECKERS_BIN" egdb build --pieces 3 --threads 2 2>&1 | tail -1
 egdb_ok() {
   local jid want have
+  # MAX_MEM_MB = MEM_BASE_MB: no memory left for the tables (--memory 0),
+  # so every task builds out of core.
   CHECKERS_EGDB=$egdb JOBS_DIR=$shared/egdb-jobs CPUS=1 SBATCH_ARGS="--time=10" \
+    MEM_BASE_MB=256 MAX_MEM_MB=256 \
     scripts/slurm-egdb.sh 4 --for "$FOR_FEN" >/dev/null 2>"$shared/egdb-submit.log" || return 1
   sed 's/^/  /' "$shared/egdb-submit.log"
   wait_jobs 600 || return 1
@@ -249,6 +255,10 @@ egdb_ok() {
   [ "$want" = "$have" ] || { echo "slices: $(diff <(echo "$want") <(echo "$have") | head -5)" >&2; return 1; }
   want=$(sort "$work/want4")
   say "egdb: the $(echo "$want" | wc -l) slices of 4 pieces for $FOR_FEN built"
+  local outside
+  outside=$(cat "$shared"/egdb-jobs/layer-*.out | grep -c "allowed: built out of core" || true)
+  say "egdb: $outside of them built out of core within their tasks' capped memory"
+  [ "$outside" = "$(echo "$want" | wc -l)" ] || { echo "out of core: $outside" >&2; return 1; }
   # The check's array re-derived each of them once, none inconsistent.
   local checked
   checked=$(cat "$shared"/egdb-jobs/verify-*.out |
