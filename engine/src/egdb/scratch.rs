@@ -90,21 +90,72 @@ pub(crate) struct Cells<T> {
 }
 
 /// What holds an array: a vector, or a mapped scratch file of `len`
-/// elements.
-pub(crate) enum Backing<T> {
+/// elements, all-zero bytes at first.
+enum Backing<T> {
     Heap(Vec<T>),
     Mapped(MmapRaw, usize),
+}
+
+impl<T> Backing<T> {
+    /// `len` elements where `storage` says; `zeroed` makes the vector.
+    fn new(
+        len: usize,
+        storage: &Storage,
+        zeroed: impl FnOnce(usize) -> Vec<T>,
+    ) -> Result<Backing<T>, EgdbError> {
+        Ok(match storage {
+            Storage::Scratch(dir) if len > 0 => {
+                Backing::Mapped(map_scratch(dir, len * std::mem::size_of::<T>())?, len)
+            }
+            _ => Backing::Heap(zeroed(len)),
+        })
+    }
+
+    /// The elements, shared.
+    #[inline(always)]
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Backing::Heap(v) => v,
+            // SAFETY: see `map_scratch`: the map is `len` elements long,
+            // page-aligned, zero-filled (a valid `T`: an atomic cell,
+            // `ZeroCell`, or a byte) and ours alone; only raw pointers to
+            // it exist besides the views made here, and `&self` keeps it
+            // mapped while this one lives. Cells change through `&` as
+            // atomics do; bytes only through `as_mut_slice`.
+            Backing::Mapped(map, len) => unsafe {
+                std::slice::from_raw_parts(map.as_mut_ptr() as *const T, *len)
+            },
+        }
+    }
+
+    /// The elements, to change.
+    #[inline(always)]
+    fn as_mut_slice(&mut self) -> &mut [T] {
+        match self {
+            Backing::Heap(v) => v,
+            // SAFETY: as in `as_slice`; `&mut self` makes this the only
+            // view of the map while it lives.
+            Backing::Mapped(map, len) => unsafe {
+                std::slice::from_raw_parts_mut(map.as_mut_ptr() as *mut T, *len)
+            },
+        }
+    }
+
+    /// Where the elements are, in words.
+    fn place(&self) -> &'static str {
+        match self {
+            Backing::Heap(_) => "memory",
+            Backing::Mapped(..) => "scratch file",
+        }
+    }
 }
 
 impl<T: ZeroCell> Cells<T> {
     /// `len` zero cells where `storage` says.
     pub(crate) fn new(len: usize, storage: &Storage) -> Result<Cells<T>, EgdbError> {
-        let backing = match storage {
-            Storage::Scratch(dir) if len > 0 => {
-                Backing::Mapped(map_scratch(dir, len * std::mem::size_of::<T>())?, len)
-            }
-            _ => Backing::Heap(std::iter::repeat_with(T::zero).take(len).collect()),
-        };
+        let backing = Backing::new(len, storage, |n| {
+            std::iter::repeat_with(T::zero).take(n).collect()
+        })?;
         Ok(Cells { backing })
     }
 }
@@ -114,16 +165,7 @@ impl<T> Deref for Cells<T> {
 
     #[inline(always)]
     fn deref(&self) -> &[T] {
-        match &self.backing {
-            Backing::Heap(v) => v,
-            // SAFETY: see `map_scratch`: the map is `len` cells long,
-            // page-aligned, zero-filled (a valid `T`, which `ZeroCell`
-            // promises) and ours alone; only raw pointers to it exist, and
-            // the cells are atomics, shared and changed through `&`.
-            Backing::Mapped(map, len) => unsafe {
-                std::slice::from_raw_parts(map.as_mut_ptr() as *const T, *len)
-            },
-        }
+        self.backing.as_slice()
     }
 }
 
@@ -136,10 +178,7 @@ pub struct ByteArray {
 impl ByteArray {
     /// `len` zero bytes where `storage` says.
     pub(crate) fn new(len: usize, storage: &Storage) -> Result<ByteArray, EgdbError> {
-        let backing = match storage {
-            Storage::Scratch(dir) if len > 0 => Backing::Mapped(map_scratch(dir, len)?, len),
-            _ => Backing::Heap(vec![0; len]),
-        };
+        let backing = Backing::new(len, storage, |n| vec![0; n])?;
         Ok(ByteArray { backing })
     }
 }
@@ -149,23 +188,18 @@ impl Deref for ByteArray {
 
     #[inline(always)]
     fn deref(&self) -> &[u8] {
-        match &self.backing {
-            Backing::Heap(v) => v,
-            // SAFETY: see `map_scratch`; shared access through `&self`.
-            Backing::Mapped(map, len) => unsafe {
-                std::slice::from_raw_parts(map.as_mut_ptr() as *const u8, *len)
-            },
-        }
+        self.backing.as_slice()
     }
 }
 
 impl std::fmt::Debug for ByteArray {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let place = match self.backing {
-            Backing::Heap(_) => "memory",
-            Backing::Mapped(..) => "scratch file",
-        };
-        write!(f, "ByteArray({} bytes in {place})", self.len())
+        write!(
+            f,
+            "ByteArray({} bytes in {})",
+            self.len(),
+            self.backing.place()
+        )
     }
 }
 
@@ -178,14 +212,7 @@ impl AsRef<[u8]> for ByteArray {
 impl DerefMut for ByteArray {
     #[inline(always)]
     fn deref_mut(&mut self) -> &mut [u8] {
-        match &mut self.backing {
-            Backing::Heap(v) => v,
-            // SAFETY: see `map_scratch`; `&mut self` makes this the only
-            // reference to the bytes.
-            Backing::Mapped(map, len) => unsafe {
-                std::slice::from_raw_parts_mut(map.as_mut_ptr(), *len)
-            },
-        }
+        self.backing.as_mut_slice()
     }
 }
 
@@ -197,7 +224,8 @@ static MADE: AtomicUsize = AtomicUsize::new(0);
 /// # Safety contract
 /// With the read-only maps of published files ([`super::file`]), the
 /// only `unsafe` of the databases is viewing this map as a slice
-/// ([`Cells`], [`ByteArray`]). That is sound because the file is this
+/// (`Backing::as_slice` and `as_mut_slice`, under [`Cells`] and
+/// [`ByteArray`]). That is sound because the file is this
 /// map's alone: made new under a name of this process, filled with zeros
 /// before it is mapped, and removed from the folder as soon as it is, so
 /// that no other process or handle can change it; the map is
