@@ -89,12 +89,12 @@ struct BuildArgs {
     for_fens: Vec<String>,
     /// Hold a slice's tables in memory only up to MIB mebibytes (default:
     /// three quarters of what this process may use: the machine's memory,
-    /// or its control group's limit, as under a Slurm job's --mem). A
-    /// slice whose build needs more (`egdb slices` gives each one's
-    /// memory) is built out of core: its tables go in scratch files in
-    /// the database folder (removed at once; the space is freed when the
-    /// build ends or is killed), which the system pages to disk. 0 puts
-    /// every slice out of core.
+    /// or its control group's limit, as a Slurm job's memory request
+    /// sets). A slice whose build needs more (`egdb slices` gives each
+    /// one's memory) is built out of core: its tables go in scratch files
+    /// in the database folder (removed at once; the space is freed when
+    /// the build ends or is killed), which the system pages to disk. 0
+    /// puts every slice out of core.
     #[arg(long, value_name = "MIB", value_parser = crate::limits::whole::<u64>(0, 1 << 40, "MiB"))]
     memory: Option<u64>,
 }
