@@ -237,6 +237,9 @@ impl StoreProver<'_> {
             checkpoint: checkpoints.map(|dir| CheckpointPlan {
                 path: checkpoint_file(dir, pos),
                 every: CHECKPOINT_EVERY,
+                // The tables are a cache: a write that fails (a full
+                // disk) must not cost the search's result.
+                best_effort: true,
             }),
             proofs: true,
             max_proof_nodes: self.settings.max_proof_nodes,
@@ -273,6 +276,14 @@ impl StoreProver<'_> {
             }
             Err(e) => return Err(e.to_string()),
         };
+        if let (Some(why), Some(plan)) = (&report.tables_unwritten, &opts.checkpoint) {
+            eprintln!(
+                "checkers: {}: df-pn's tables not written to {} ({why}); the search's result \
+                 stands, its tables are not kept",
+                engine::notation::fen::to_fen(pos),
+                plan.path.display()
+            );
+        }
         if let Some(plan) = &opts.checkpoint {
             if matches!(report.outcome, Some(Outcome::Exact(_))) {
                 // Settled: its tables are of no more use. A file that

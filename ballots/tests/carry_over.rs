@@ -149,3 +149,24 @@ fn a_folder_of_tables_removed_during_the_run_is_made_again() {
     left_open(&p, &open);
     assert_eq!(std::fs::read(&s.tables).unwrap(), b"not a folder");
 }
+
+/// A folder of tables where nothing can be written (as on a full disk):
+/// each attempt keeps its answer and the walk goes on, instead of the
+/// write's failure ending the attempt in an error after a second search.
+#[test]
+fn tables_that_cannot_be_written_cost_no_answer() {
+    // Nobody, not even root, makes files in /proc.
+    let proc_dir = std::path::Path::new("/proc");
+    if !proc_dir.is_dir() {
+        return;
+    }
+    let s = Scratch::new();
+    let p = prover(&s.store, &s.live, proc_dir);
+    let open = engine::Position::initial();
+    left_open(&p, &open);
+    assert!(!checkpoint_file(proc_dir, &open).exists());
+    let stop = Arc::new(AtomicBool::new(false));
+    let won = parse_fen("W:WK1,K5:BK32").unwrap();
+    let b = p.prove(&won, Duration::from_secs(30), &stop).unwrap();
+    assert_eq!(b.outcome, Some(Outcome::Exact(Value::Win)));
+}

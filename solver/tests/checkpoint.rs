@@ -9,7 +9,7 @@ use engine::{NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
 use proofdb::Outcome;
 use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
-use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolverKind};
+use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
 use solver::{CallLimits, Leaves, Status, Threshold};
 use std::path::{Path, PathBuf};
 mod stack;
@@ -205,7 +205,7 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
         let root = Position::initial();
         let path = scratch("periodic.ckpt");
         let mut df = prover(1_200_000);
-        df.checkpoint_every(&path, "the start", std::time::Duration::ZERO);
+        df.checkpoint_every(&path, "the start", std::time::Duration::ZERO, true);
         let s = df.prove(root, Threshold::Win, &[]).res.status;
         assert_eq!(s, Status::Unknown);
         assert!(df.checkpoint_failure().is_none());
@@ -215,7 +215,7 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
 
         let mut df = prover(5_000_000);
         let nowhere = scratch("no-such-dir").join("sub").join("p.ckpt");
-        df.checkpoint_every(&nowhere, "the start", std::time::Duration::ZERO);
+        df.checkpoint_every(&nowhere, "the start", std::time::Duration::ZERO, true);
         let s = df.prove(root, Threshold::Win, &[]).res.status;
         assert_eq!(s, Status::Unknown);
         assert!(
@@ -225,7 +225,46 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
         );
         let e = df.checkpoint_failure().expect("the write failed");
         assert!(e.to_string().contains("p.ckpt"), "{e}");
+
+        // Not stopping on a failure: the search uses its whole budget.
+        let mut df = prover(3_000_000);
+        df.checkpoint_every(&nowhere, "the start", std::time::Duration::ZERO, false);
+        df.prove(root, Threshold::Win, &[]);
+        assert!(df.nodes() >= 3_000_000, "went on: {}", df.nodes());
+        assert!(df.checkpoint_failure().is_some());
     });
+}
+
+/// Through `solve`, tables that cannot be written (a search left open
+/// writes them): an error for a plan that must write them; for a
+/// best-effort plan, the search's report as without tables, with the
+/// failure beside it.
+#[test]
+fn a_best_effort_plan_that_cannot_write_keeps_the_report() {
+    let root = parse_fen(FEN).unwrap();
+    let nowhere = scratch("no-such-dir-either").join("sub").join("s.ckpt");
+    let leaves = Leaves::new(&NoOracle, &NoResults);
+    let must = win_question_with_checkpoint(&nowhere, 1_000);
+    assert!(matches!(
+        solve(root, leaves, &must),
+        Err(SolveError::Checkpoint(_))
+    ));
+    let mut opts = win_question_with_checkpoint(&nowhere, 1_000);
+    if let Some(plan) = opts.checkpoint.as_mut() {
+        plan.best_effort = true;
+    }
+    let rep = solve(root, leaves, &opts).expect("the report stands");
+    let plain = SolveOptions {
+        checkpoint: None,
+        ..opts.clone()
+    };
+    let plain = solve(root, leaves, &plain).unwrap();
+    assert_eq!(rep.outcome, None, "left open within 1,000 nodes");
+    assert_eq!(rep.runs.len(), plain.runs.len());
+    assert_eq!(rep.runs[0].nodes, plain.runs[0].nodes);
+    let why = rep.tables_unwritten.expect("the failure is reported");
+    assert!(why.contains("s.ckpt"), "{why}");
+    assert!(plain.tables_unwritten.is_none());
 }
 
 /// Through `solve`: the second call of the same search resumes, answers,
@@ -278,6 +317,7 @@ fn win_question_with_checkpoint(path: &Path, max_nodes: u64) -> SolveOptions {
         checkpoint: Some(CheckpointPlan {
             path: path.to_path_buf(),
             every: std::time::Duration::from_secs(3600),
+            best_effort: false,
         }),
         ..SolveOptions::default()
     }

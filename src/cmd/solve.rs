@@ -240,6 +240,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Some(path) => Some(CheckpointPlan {
                 path: path.clone(),
                 every: crate::limits::duration(args.checkpoint_every),
+                best_effort: false,
             }),
         },
     };

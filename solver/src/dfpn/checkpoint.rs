@@ -541,7 +541,7 @@ mod tests {
         let other = dir.join(format!("checkers-clock-other-{}.ckpt", std::process::id()));
         let hour = std::time::Duration::from_secs(3600);
         let mut df = prover();
-        df.checkpoint_every(&path, "here", hour);
+        df.checkpoint_every(&path, "here", hour, true);
         let long_ago = |df: &mut Dfpn<'_>| {
             let p = df.periodic.as_mut().unwrap();
             p.last = std::time::Instant::now().checked_sub(2 * hour).unwrap();

@@ -351,8 +351,10 @@ struct Periodic {
     /// When it was last written (wall time: checkpoints are for runs
     /// that are killed, whatever CPU they had).
     last: std::time::Instant,
-    /// Why the last write failed (the search stopped then).
+    /// Why the last write failed.
     failed: Option<CheckpointError>,
+    /// Whether a failed write stops the search.
+    stop_on_failure: bool,
 }
 
 /// Nodes between two looks at the clock for a periodic checkpoint.
@@ -410,16 +412,29 @@ impl<'a> Dfpn<'a> {
     }
 
     /// Writes a checkpoint to `path` every `every` of searching (looked at
-    /// once in a million nodes). A write that fails stops the search; see
-    /// [`Dfpn::checkpoint_failure`].
-    pub fn checkpoint_every(&mut self, path: &Path, context: &str, every: Duration) {
+    /// once in a million nodes). A write that fails stops the search when
+    /// `stop_on_failure`, else the search goes on; either way no write is
+    /// tried again until the failure is taken ([`Dfpn::checkpoint_failure`]).
+    pub fn checkpoint_every(
+        &mut self,
+        path: &Path,
+        context: &str,
+        every: Duration,
+        stop_on_failure: bool,
+    ) {
         self.periodic = Some(Periodic {
             path: path.to_path_buf(),
             context: context.to_string(),
             every,
             last: std::time::Instant::now(),
             failed: None,
+            stop_on_failure,
         });
+    }
+
+    /// Writes no more periodic checkpoints.
+    pub fn stop_checkpoints(&mut self) {
+        self.periodic = None;
     }
 
     /// Why a periodic checkpoint could not be written, if one could not
@@ -436,7 +451,9 @@ impl<'a> Dfpn<'a> {
         if p.failed.is_none() && p.last.elapsed() >= p.every {
             if let Err(e) = checkpoint::save(self, &p.path, &p.context) {
                 p.failed = Some(e);
-                self.budget.abort();
+                if p.stop_on_failure {
+                    self.budget.abort();
+                }
             }
             p.last = std::time::Instant::now();
         }

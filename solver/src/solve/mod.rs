@@ -200,6 +200,12 @@ pub struct CheckpointPlan {
     pub path: PathBuf,
     /// Time between two writes during a search.
     pub every: Duration,
+    /// What a write that fails does. `false`: it ends the call in an
+    /// error ([`SolveError::Checkpoint`]; for a user who asked for the
+    /// file). `true`, for tables kept as a cache: the search goes on and
+    /// its result stands, no write is tried again, and the failure is
+    /// reported in [`SolveReport::tables_unwritten`].
+    pub best_effort: bool,
 }
 
 impl Default for SolveOptions {
@@ -279,6 +285,10 @@ pub struct SolveReport {
     /// its nodes count in the provenances (of the report and of df-pn's
     /// proofs), not in the runs, which are this call's.
     pub resumed: Option<CheckpointStats>,
+    /// Why df-pn's tables could not be written, when a
+    /// [`CheckpointPlan::best_effort`] write failed (the file then holds
+    /// what was written before, if anything).
+    pub tables_unwritten: Option<String>,
 }
 
 /// A failure that must never go unnoticed.

@@ -214,6 +214,7 @@ impl RetroPart {
                 egdb_pieces: opts.egdb_pieces,
             },
             resumed: None,
+            tables_unwritten: None,
         }
     }
 
@@ -282,6 +283,7 @@ impl RetroPart {
                 egdb_pieces: opts.egdb_pieces,
             },
             resumed: rep.resumed,
+            tables_unwritten: rep.tables_unwritten,
         })
     }
 }

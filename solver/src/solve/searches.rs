@@ -9,7 +9,7 @@ use super::{
 };
 use crate::budget::{CallLimited, CallLimits};
 use crate::clock::Instant;
-use crate::dfpn::{CheckpointStats, Dfpn, DfpnConfig};
+use crate::dfpn::{CheckpointError, CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
 use crate::question::{proved_question, Status, Threshold};
@@ -88,6 +88,8 @@ pub(super) struct Searches<'a, 'o> {
     checkpoint: Option<(&'o CheckpointPlan, String)>,
     /// What df-pn's tables were resumed from.
     resumed: Option<CheckpointStats>,
+    /// Why a best-effort write of the tables failed (none is tried after).
+    tables_unwritten: Option<String>,
     /// When the searches started (after a checkpoint was read).
     searching: Instant,
     /// The time limit of the searches.
@@ -144,7 +146,7 @@ impl<'a, 'o> Searches<'a, 'o> {
             if plan.path.exists() {
                 resumed = Some(df.load_checkpoint(&plan.path, &context)?);
             }
-            df.checkpoint_every(&plan.path, &context, plan.every);
+            df.checkpoint_every(&plan.path, &context, plan.every, !plan.best_effort);
         }
         let searching = Instant::now();
         Ok(Searches {
@@ -156,6 +158,7 @@ impl<'a, 'o> Searches<'a, 'o> {
             df,
             checkpoint: plan.map(|p| (p, context)),
             resumed,
+            tables_unwritten: None,
             searching,
             deadline: opts.time.map(|d| searching + d),
             runs: Vec::new(),
@@ -224,15 +227,39 @@ impl<'a, 'o> Searches<'a, 'o> {
             numbers: open.then(|| self.df.numbers(&self.root, t)).flatten(),
             ..run_of(t, Runner::Dfpn, o.res.status, nodes, t0, o.best)
         });
-        if let Some((plan, context)) = &self.checkpoint {
-            if let Some(e) = self.df.checkpoint_failure() {
-                return Err(e.into());
-            }
-            if open || t0.elapsed() >= SAVE_SETTLED_AFTER {
-                self.df.save_checkpoint(&plan.path, context)?;
-            }
+        if let Some(e) = self.df.checkpoint_failure() {
+            self.tables_failed(e)?;
+        }
+        if open || t0.elapsed() >= SAVE_SETTLED_AFTER {
+            self.write_tables()?;
         }
         Ok((o.res.status, o.best))
+    }
+
+    /// Writes df-pn's tables, when they are kept.
+    fn write_tables(&mut self) -> Result<(), SolveError> {
+        let Some((plan, context)) = &self.checkpoint else {
+            return Ok(());
+        };
+        match self.df.save_checkpoint(&plan.path, context) {
+            Ok(_) => Ok(()),
+            Err(e) => self.tables_failed(e),
+        }
+    }
+
+    /// A write of the tables failed: the call's error, or, for a
+    /// [`CheckpointPlan::best_effort`] plan, noted and no write tried
+    /// again.
+    fn tables_failed(&mut self, e: CheckpointError) -> Result<(), SolveError> {
+        match &self.checkpoint {
+            Some((plan, _)) if plan.best_effort => {
+                self.tables_unwritten.get_or_insert(e.to_string());
+                self.checkpoint = None;
+                self.df.stop_checkpoints();
+                Ok(())
+            }
+            _ => Err(e.into()),
+        }
     }
 
     /// Fails when the two solvers settled threshold `t` differently.
@@ -308,10 +335,7 @@ impl<'a, 'o> Searches<'a, 'o> {
         if who != Runner::Dfpn {
             return Ok(());
         }
-        if let Some((plan, context)) = &self.checkpoint {
-            self.df.save_checkpoint(&plan.path, context)?;
-        }
-        Ok(())
+        self.write_tables()
     }
 
     /// The deadlines of an extraction started at `t0`: its searches
@@ -462,6 +486,7 @@ impl<'a, 'o> Searches<'a, 'o> {
             proofs: self.proofs,
             provenance,
             resumed: self.resumed,
+            tables_unwritten: self.tables_unwritten,
         }
     }
 }
