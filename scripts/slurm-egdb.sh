@@ -36,8 +36,10 @@
 # peaked at 2.73 GB.) MAX_MEM_MB caps what a task asks for: a slice whose
 # build needs more is built out of core within it (each task passes
 # `egdb build --memory` its job's memory less MEM_BASE_MB; the tables go
-# in scratch files in CHECKERS_EGDB, paged to disk), so that nodes with
-# less memory than the largest slice needs can build the whole set.
+# in scratch files, paged to disk), so that nodes with less memory than
+# the largest slice needs can build the whole set. The scratch files go in
+# SCRATCH_DIR (a folder on the nodes' own disks that exists on every
+# node, e.g. /tmp) or else in CHECKERS_EGDB.
 set -euo pipefail
 : "${CHECKERS_BIN:?set CHECKERS_BIN to the checkers release binary (on storage every node sees)}"
 : "${CHECKERS_EGDB:?set CHECKERS_EGDB to the database folder (on storage every node sees)}"
@@ -56,6 +58,9 @@ if [ "${1:-}" = --task ]; then
   if [ -n "${SLURM_MEM_PER_NODE:-}" ]; then
     tables=$((SLURM_MEM_PER_NODE - ${MEM_BASE_MB:-512}))
     memory=(--memory "$((tables > 0 ? tables : 0))")
+  fi
+  if [ -n "${SCRATCH_DIR:-}" ]; then
+    memory+=(--scratch "$SCRATCH_DIR")
   fi
   exec "$CHECKERS_BIN" egdb build --slice "$slice" --dir "$CHECKERS_EGDB" \
     --threads "${SLURM_CPUS_PER_TASK:-1}" "${memory[@]}"

@@ -239,8 +239,9 @@ egdb_ok() {
   local jid want have
   # MAX_MEM_MB = MEM_BASE_MB: no memory left for the tables (--memory 0),
   # so every task builds out of core.
+  mkdir -p "$work/node-scratch"
   CHECKERS_EGDB=$egdb JOBS_DIR=$shared/egdb-jobs CPUS=1 SBATCH_ARGS="--time=10" \
-    MEM_BASE_MB=256 MAX_MEM_MB=256 \
+    MEM_BASE_MB=256 MAX_MEM_MB=256 SCRATCH_DIR=$work/node-scratch \
     scripts/slurm-egdb.sh 4 --for "$FOR_FEN" >/dev/null 2>"$shared/egdb-submit.log" || return 1
   sed 's/^/  /' "$shared/egdb-submit.log"
   wait_jobs 600 || return 1
@@ -259,6 +260,9 @@ egdb_ok() {
   outside=$(cat "$shared"/egdb-jobs/layer-*.out | grep -c "allowed: built out of core" || true)
   say "egdb: $outside of them built out of core within their tasks' capped memory"
   [ "$outside" = "$(echo "$want" | wc -l)" ] || { echo "out of core: $outside" >&2; return 1; }
+  # In the node's scratch folder, and nothing left there.
+  grep -q "scratch files in $work/node-scratch" "$shared"/egdb-jobs/layer-1-*.out || return 1
+  [ -z "$(ls -A "$work/node-scratch")" ] || { echo "scratch left: $(ls -A "$work/node-scratch")" >&2; return 1; }
   # The check's array re-derived each of them once, none inconsistent.
   local checked
   checked=$(cat "$shared"/egdb-jobs/verify-*.out |

@@ -64,7 +64,7 @@ fn open_egdb_with(
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let memory = crate::cmd::egdb::build_memory(None);
+    let memory = &crate::cmd::egdb::build_memory(None, None);
     let mut db = match (build, needs) {
         (true, Needs::All) => ensure(&dir, pieces, progress, memory)?,
         (true, Needs::From(positions)) => {

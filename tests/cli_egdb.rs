@@ -381,9 +381,10 @@ fn slices_as_json_come_in_build_order_with_what_each_reads() {
 }
 
 /// `build --memory 0` builds every slice out of core (its tables in
-/// scratch files in the folder), says so, writes the same files byte for
-/// byte as a build in memory, and leaves no scratch file behind; a
-/// limit above every slice's need builds in memory and says nothing of it.
+/// scratch files, here in the --scratch folder), says so, writes the same
+/// files byte for byte as a build in memory, and leaves no scratch file
+/// behind; a limit above every slice's need builds in memory and says
+/// nothing of it. A scratch folder that is not there is refused.
 #[test]
 fn a_build_past_its_memory_goes_out_of_core_to_the_same_files() {
     let tmp = common::temp_dir("egdb-out-of-core");
@@ -391,13 +392,27 @@ fn a_build_past_its_memory_goes_out_of_core_to_the_same_files() {
     let out = egdb(&in_memory, &["build", "--pieces", "4", "--memory", "1024"]);
     common::assert_success(&out);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("out of core"));
-    let out = egdb(&out_of_core, &["build", "--pieces", "4", "--memory", "0"]);
+    let scratch = tmp.path().join("local-disk");
+    std::fs::create_dir(&scratch).unwrap();
+    let scratch_arg = scratch.to_str().unwrap();
+    let args = [
+        "build",
+        "--pieces",
+        "4",
+        "--memory",
+        "0",
+        "--scratch",
+        scratch_arg,
+    ];
+    let out = egdb(&out_of_core, &args);
     common::assert_success(&out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("more than the 0 MiB allowed: built out of core"),
         "{err}"
     );
+    assert!(err.contains(scratch_arg), "{err}");
+    assert!(files(&scratch).is_empty(), "no scratch file is left");
     let names = files(&in_memory);
     assert_eq!(names, files(&out_of_core), "no scratch file is left");
     assert!(names.len() > 20, "{names:?}");
@@ -406,6 +421,18 @@ fn a_build_past_its_memory_goes_out_of_core_to_the_same_files() {
         let b = std::fs::read(out_of_core.join(name)).unwrap();
         assert!(a == b, "{name} differs out of core");
     }
+    let gone = tmp.path().join("no-such-disk");
+    let args = [
+        "build",
+        "--pieces",
+        "3",
+        "--scratch",
+        gone.to_str().unwrap(),
+    ];
+    let out = egdb(&tmp.path().join("nothing"), &args);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-such-disk"));
+    assert!(!tmp.path().join("nothing").exists(), "nothing built");
     // A limit that is not a number of MiB is refused before any work.
     let out = egdb(
         &tmp.path().join("bad"),

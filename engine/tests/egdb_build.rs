@@ -35,7 +35,7 @@ fn db() -> &'static Egdb {
             .prefix("checkers-egdb-built-")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
             .unwrap();
-        let db = ensure(dir.path(), PIECES, &NoProgress, BuildMemory::UNLIMITED).expect("build");
+        let db = ensure(dir.path(), PIECES, &NoProgress, &BuildMemory::UNLIMITED).expect("build");
         assert_eq!(db.max_pieces(), PIECES);
         // Reopening from the files gives the same database.
         let again = Egdb::open(dir.path()).expect("reopen");
@@ -89,7 +89,7 @@ fn known_positions_get_their_values() {
 #[ignore]
 fn five_pieces_known_values_and_consistency() {
     let dir = temp_dir("five");
-    let db = ensure(dir.path(), 5, &NoProgress, BuildMemory::UNLIMITED).expect("build");
+    let db = ensure(dir.path(), 5, &NoProgress, &BuildMemory::UNLIMITED).expect("build");
     assert!(check_known(&db, 5) >= 12);
     for f in db.slices() {
         let r = verify_slice(&db, f, &|_| {}).unwrap();
@@ -103,7 +103,7 @@ fn five_pieces_known_values_and_consistency() {
 #[ignore]
 fn six_pieces_known_values() {
     let dir = engine::egdb::default_dir();
-    let db = ensure(&dir, 6, &NoProgress, BuildMemory::UNLIMITED).expect("build");
+    let db = ensure(&dir, 6, &NoProgress, &BuildMemory::UNLIMITED).expect("build");
     assert!(check_known(&db, 6) >= 18);
 }
 
@@ -341,9 +341,9 @@ fn a_build_sets_older_format_files_aside_and_rebuilds_them() {
         assert!(matches!(e, EgdbError::WrongVersion { found: 1, .. }), "{e}");
         // ... and a build keeps it under another name and replaces it.
         let db = if whole {
-            ensure(dir, 3, &NoProgress, BuildMemory::UNLIMITED).expect("rebuild")
+            ensure(dir, 3, &NoProgress, &BuildMemory::UNLIMITED).expect("rebuild")
         } else {
-            engine::egdb::build::ensure_slice(dir, four, &NoProgress, BuildMemory::UNLIMITED)
+            engine::egdb::build::ensure_slice(dir, four, &NoProgress, &BuildMemory::UNLIMITED)
                 .expect("rebuild")
         };
         assert_eq!(db.max_pieces(), 3, "whole: {whole}");
@@ -377,7 +377,7 @@ fn a_slice_builds_from_exactly_the_slices_build_reads_names() {
         }
         fewer_skipped += fewer.iter().filter(|d| !reads.contains(d)).count();
         with_reads += four.iter().any(|d| s.reads(d)) as usize;
-        engine::egdb::build::build_one(dir, *s, &NoProgress, BuildMemory::UNLIMITED)
+        engine::egdb::build::build_one(dir, *s, &NoProgress, &BuildMemory::UNLIMITED)
             .unwrap_or_else(|e| panic!("{s}: {e}"));
         assert_eq!(
             std::fs::read(dir.join(s.file_name())).unwrap(),

@@ -121,7 +121,7 @@ fn four_piece_databases() -> engine::egdb::Egdb {
         &dir,
         4,
         &engine::egdb::NoProgress,
-        engine::egdb::BuildMemory::UNLIMITED,
+        &engine::egdb::BuildMemory::UNLIMITED,
     )
     .expect("building 4-piece databases")
 }

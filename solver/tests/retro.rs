@@ -28,7 +28,7 @@ fn databases(pieces: u32) -> Egdb {
             &dir,
             4,
             &engine::egdb::NoProgress,
-            engine::egdb::BuildMemory::UNLIMITED,
+            &engine::egdb::BuildMemory::UNLIMITED,
         )
         .expect("building 4-piece databases");
         dir

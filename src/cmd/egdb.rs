@@ -97,16 +97,26 @@ struct BuildArgs {
     /// puts every slice out of core.
     #[arg(long, value_name = "MIB", value_parser = crate::limits::whole::<u64>(0, 1 << 40, "MiB"))]
     memory: Option<u64>,
+    /// Where a build out of core puts its scratch files (default: the
+    /// database folder); on a cluster, a disk of the node's own rather
+    /// than the shared folder. It must exist.
+    #[arg(long, value_name = "DIR")]
+    scratch: Option<PathBuf>,
 }
 
 /// The memory a build may hold a slice's tables in: `mib` mebibytes,
 /// else three quarters of what this process may use
-/// ([`crate::limits::memory_allowed`]), else no limit.
-pub fn build_memory(mib: Option<u64>) -> BuildMemory {
-    match (mib, crate::limits::memory_allowed()) {
+/// ([`crate::limits::memory_allowed`]), else no limit; its scratch files
+/// in `scratch` when given.
+pub fn build_memory(mib: Option<u64>, scratch: Option<&std::path::Path>) -> BuildMemory {
+    let memory = match (mib, crate::limits::memory_allowed()) {
         (Some(m), _) => BuildMemory::within(m << 20),
         (None, Some(allowed)) => BuildMemory::within(allowed / 4 * 3),
         (None, None) => BuildMemory::UNLIMITED,
+    };
+    match scratch {
+        Some(dir) => memory.scratch_in(dir),
+        None => memory,
     }
 }
 
@@ -242,7 +252,10 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     let dir = a.dir.get();
     let pool = thread_pool(a.threads)?;
     let progress = crate::progress::BarProgress::new();
-    let memory = build_memory(a.memory);
+    if let Some(dir) = a.scratch.as_deref().filter(|d| !d.is_dir()) {
+        anyhow::bail!("--scratch {}: not a folder", dir.display());
+    }
+    let memory = &build_memory(a.memory, a.scratch.as_deref());
     let t = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
         if let Some(s) = a.slice {

@@ -661,7 +661,7 @@ pub fn build_slice(
     slice: SliceKey,
     db: &mut Egdb,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
     number: usize,
     of: usize,
 ) -> Result<SliceStats, EgdbError> {
@@ -725,7 +725,7 @@ pub fn ensure(
     dir: &Path,
     pieces: u32,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
 ) -> Result<Egdb, EgdbError> {
     let mut db = open_for_build(dir, pieces, progress)?;
     let todo = missing_up_to(&db, pieces);
@@ -829,7 +829,7 @@ fn build_in_order(
     db: &mut Egdb,
     todo: Vec<SliceKey>,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
 ) -> Result<(), EgdbError> {
     if todo.is_empty() {
         return Ok(());
@@ -844,7 +844,7 @@ fn build_decoding_from(
     db: &mut Egdb,
     todo: Vec<SliceKey>,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
     pays_from: u64,
 ) -> Result<(), EgdbError> {
     progress.note(&plan_heading(&todo, db.dir(), rayon::current_num_threads()));
@@ -891,7 +891,7 @@ fn decode_reads_ahead(
     db: &mut Egdb,
     ahead: &[SliceKey],
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
     pays_from: u64,
 ) -> Result<(), EgdbError> {
     let pieces = ahead.first().map_or(0, |s| s.pieces());
@@ -966,7 +966,7 @@ pub fn ensure_slice(
     dir: &Path,
     slice: SliceKey,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
 ) -> Result<Egdb, EgdbError> {
     ensure_some(dir, slice.pieces(), &[slice], progress, memory)
 }
@@ -981,7 +981,7 @@ pub fn ensure_reachable(
     positions: &[Position],
     pieces: u32,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
 ) -> Result<Egdb, EgdbError> {
     ensure_some(
         dir,
@@ -1000,7 +1000,7 @@ fn ensure_some(
     pieces: u32,
     wanted: &[SliceKey],
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
 ) -> Result<Egdb, EgdbError> {
     let mut db = open_for_build(dir, pieces, progress)?;
     let mut todo = missing_up_to(&db, pieces - 1);
@@ -1062,7 +1062,7 @@ pub fn build_one(
     dir: &Path,
     slice: SliceKey,
     progress: &dyn BuildProgress,
-    memory: BuildMemory,
+    memory: &BuildMemory,
 ) -> Result<SliceStats, EgdbError> {
     let mut db = Egdb::open(dir)?;
     for d in build_reads(slice) {
@@ -1113,7 +1113,7 @@ mod tests {
             .prefix(&format!("checkers-egdb-{name}-"))
             .tempdir()
             .unwrap();
-        let db = ensure(dir.path(), 3, &NoProgress, BuildMemory::UNLIMITED).unwrap();
+        let db = ensure(dir.path(), 3, &NoProgress, &BuildMemory::UNLIMITED).unwrap();
         (dir, db)
     }
 
@@ -1149,7 +1149,7 @@ mod tests {
                 &mut db,
                 slices_with(4),
                 &notes,
-                BuildMemory::UNLIMITED,
+                &BuildMemory::UNLIMITED,
                 pays_from,
             )
             .unwrap();
@@ -1216,7 +1216,7 @@ mod tests {
                         u32::from(fast & COUNTER != 0 && fast < DECIDED && fast & DRAW_EXIT != 0);
                 });
             }
-            build_slice(s, &mut db, &NoProgress, BuildMemory::UNLIMITED, 1, 1).unwrap();
+            build_slice(s, &mut db, &NoProgress, &BuildMemory::UNLIMITED, 1, 1).unwrap();
         }
         assert!(
             counted_with_draw_exit > 0,
@@ -1280,7 +1280,7 @@ mod tests {
                 assert_eq!(one.counts, other.counts, "{s}");
                 assert_eq!(one.levels, other.levels, "{s}");
             }
-            build_slice(s, &mut db, &NoProgress, BuildMemory::UNLIMITED, 1, 1).unwrap();
+            build_slice(s, &mut db, &NoProgress, &BuildMemory::UNLIMITED, 1, 1).unwrap();
         }
     }
 }

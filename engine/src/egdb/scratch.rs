@@ -18,20 +18,39 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 /// The memory a build may hold one slice's tables in, in bytes
-/// ([`super::build::build_memory`] gives what a slice needs). A slice
-/// that needs more is built out of core ([`Storage::Scratch`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// ([`super::build::build_memory`] gives what a slice needs), and where
+/// the tables of a slice that needs more go: it is built out of core
+/// ([`Storage::Scratch`]), in the scratch folder or else the database
+/// folder.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildMemory {
     limit: u64,
+    scratch: Option<PathBuf>,
 }
 
 impl BuildMemory {
     /// No limit: every slice is built in memory.
-    pub const UNLIMITED: BuildMemory = BuildMemory { limit: u64::MAX };
+    pub const UNLIMITED: BuildMemory = BuildMemory {
+        limit: u64::MAX,
+        scratch: None,
+    };
 
     /// At most `bytes` bytes a slice.
     pub fn within(bytes: u64) -> BuildMemory {
-        BuildMemory { limit: bytes }
+        BuildMemory {
+            limit: bytes,
+            scratch: None,
+        }
+    }
+
+    /// The same limit, the scratch files of a build out of core in `dir`
+    /// (a disk of the node's own, say, rather than the shared database
+    /// folder).
+    pub fn scratch_in(self, dir: &Path) -> BuildMemory {
+        BuildMemory {
+            scratch: Some(dir.to_path_buf()),
+            ..self
+        }
     }
 
     /// The limit in bytes (`u64::MAX`: none).
@@ -40,12 +59,13 @@ impl BuildMemory {
     }
 
     /// Where a build that needs `needs` bytes keeps its tables: in memory
-    /// within the limit, else in scratch files in `dir`.
+    /// within the limit, else in scratch files in the scratch folder, or
+    /// in `dir` (the database folder) without one.
     pub fn storage_for(&self, needs: u64, dir: &Path) -> Storage {
         if needs <= self.limit {
             Storage::Memory
         } else {
-            Storage::Scratch(dir.to_path_buf())
+            Storage::Scratch(self.scratch.clone().unwrap_or_else(|| dir.to_path_buf()))
         }
     }
 }
@@ -316,6 +336,12 @@ mod tests {
         assert_eq!(
             BuildMemory::UNLIMITED.storage_for(u64::MAX, dir),
             Storage::Memory
+        );
+        let elsewhere = BuildMemory::within(100).scratch_in(Path::new("/local"));
+        assert_eq!(elsewhere.storage_for(100, dir), Storage::Memory);
+        assert_eq!(
+            elsewhere.storage_for(101, dir),
+            Storage::Scratch(PathBuf::from("/local"))
         );
     }
 }
