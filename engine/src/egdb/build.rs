@@ -126,10 +126,12 @@ fn solve_slice_in_batches(
 ) -> Result<Solved, EgdbError> {
     let keys = slice.tables();
     let tables = build_tables(&keys);
-    let states: Vec<Cells<AtomicU8>> = tables
+    let cells: Vec<Cells<AtomicU8>> = tables
         .iter()
         .map(|t| Cells::new(t.size() as usize, storage))
         .collect::<Result<_, _>>()?;
+    // Viewed once: the loops index plain slices, not the storage.
+    let states: Vec<&[AtomicU8]> = cells.iter().map(|c| &c[..]).collect();
     let failure: std::sync::Mutex<Option<EgdbError>> = std::sync::Mutex::new(None);
     let failed = AtomicBool::new(false);
     const CHUNK: usize = 1 << 16;
@@ -513,7 +515,7 @@ fn propagate_batch(
     tables: &[BuildTable],
     cursors: &mut [PositionCursor],
     keys: &[TableKey],
-    states: &[Cells<AtomicU8>],
+    states: &[&[AtomicU8]],
     preds: &mut Vec<(u64, bool)>,
     next: &mut Vec<u64>,
 ) {
