@@ -160,6 +160,26 @@ pub fn memory_allowed() -> Option<u64> {
     }
 }
 
+/// The memory a build of endgame databases may hold a slice's tables
+/// in: `mib` mebibytes, else three quarters of what this process may use
+/// ([`memory_allowed`]), else no limit; its scratch files in `scratch`
+/// when given (`egdb build --memory`, `--scratch`).
+pub fn build_memory_limit(
+    mib: Option<u64>,
+    scratch: Option<&std::path::Path>,
+) -> engine::egdb::BuildMemory {
+    use engine::egdb::BuildMemory;
+    let memory = match (mib, memory_allowed()) {
+        (Some(m), _) => BuildMemory::within(m << 20),
+        (None, Some(allowed)) => BuildMemory::within(allowed / 4 * 3),
+        (None, None) => BuildMemory::UNLIMITED,
+    };
+    match scratch {
+        Some(dir) => memory.scratch_in(dir),
+        None => memory,
+    }
+}
+
 /// The smallest memory limit of the control groups listed in `cgroups`
 /// (the text of /proc/self/cgroup), reading each limit file with `read`:
 /// `memory.max` under /sys/fs/cgroup for the unified hierarchy (also

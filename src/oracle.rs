@@ -64,11 +64,12 @@ fn open_egdb_with(
     let budget = unpack_budget()?;
     let build = build_missing()?;
     let dir = default_dir();
-    let memory = &crate::cmd::egdb::build_memory(None, None);
+    // Looked up only for a build (it reads the control group's files).
+    let memory = || crate::limits::build_memory_limit(None, None);
     let mut db = match (build, needs) {
-        (true, Needs::All) => ensure(&dir, pieces, progress, memory)?,
+        (true, Needs::All) => ensure(&dir, pieces, progress, &memory())?,
         (true, Needs::From(positions)) => {
-            ensure_reachable(&dir, positions, pieces, progress, memory)?
+            ensure_reachable(&dir, positions, pieces, progress, &memory())?
         }
         (false, _) => Egdb::open(&dir)?,
     };

@@ -10,7 +10,7 @@ use engine::egdb::probe::Source;
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
 use engine::egdb::verify::{decode_for_verify, verify_slice};
-use engine::egdb::{default_dir, ensure, ensure_reachable, BuildMemory, Egdb, EgdbError};
+use engine::egdb::{default_dir, ensure, ensure_reachable, Egdb, EgdbError};
 use engine::notation::fen::parse_fen;
 use engine::{Oracle, Position};
 use std::io::IsTerminal;
@@ -102,22 +102,6 @@ struct BuildArgs {
     /// than the shared folder. It must exist.
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
-}
-
-/// The memory a build may hold a slice's tables in: `mib` mebibytes,
-/// else three quarters of what this process may use
-/// ([`crate::limits::memory_allowed`]), else no limit; its scratch files
-/// in `scratch` when given.
-pub fn build_memory(mib: Option<u64>, scratch: Option<&std::path::Path>) -> BuildMemory {
-    let memory = match (mib, crate::limits::memory_allowed()) {
-        (Some(m), _) => BuildMemory::within(m << 20),
-        (None, Some(allowed)) => BuildMemory::within(allowed / 4 * 3),
-        (None, None) => BuildMemory::UNLIMITED,
-    };
-    match scratch {
-        Some(dir) => memory.scratch_in(dir),
-        None => memory,
-    }
 }
 
 #[derive(clap::Args)]
@@ -255,7 +239,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     if let Some(dir) = a.scratch.as_deref().filter(|d| !d.is_dir()) {
         anyhow::bail!("--scratch {}: not a folder", dir.display());
     }
-    let memory = &build_memory(a.memory, a.scratch.as_deref());
+    let memory = &crate::limits::build_memory_limit(a.memory, a.scratch.as_deref());
     let t = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
         if let Some(s) = a.slice {
