@@ -363,12 +363,16 @@ pub struct Solved {
     pub step_seconds: [f64; 3],
 }
 
-enum Missing {
+/// Why a slice's forward pass stopped.
+pub(super) enum Missing {
+    /// A successor's slice is not in the databases.
     Probe(Position),
+    /// A position with more moves than the state byte counts.
     TooManyMoves(usize),
 }
 
-fn missing_for(db: &Egdb, p: &Position, slice: SliceKey) -> EgdbError {
+/// The error of a probe of `p` that found no slice, building `slice`.
+pub(super) fn missing_for(db: &Egdb, p: &Position, slice: SliceKey) -> EgdbError {
     let q = if p.side_to_move() == Color::White {
         p.flipped()
     } else {
@@ -400,6 +404,19 @@ fn first_pass(pos: &Position, db: &Egdb, list: &mut MoveList) -> Result<u8, Miss
 /// `list`: the best value over them, each probed.
 #[inline]
 fn capture_state(pos: &Position, db: &Egdb, list: &MoveList) -> Result<u8, Missing> {
+    let best = capture_value(pos, db, list)?;
+    Ok(CAPTURE
+        + match best {
+            Value::Win => S_WIN,
+            Value::Loss => S_LOSS,
+            Value::Draw => S_DRAW,
+        })
+}
+
+/// The value of a capture position `pos` (Black to move) whose
+/// captures are `list`: the best over them, each probed.
+#[inline]
+pub(super) fn capture_value(pos: &Position, db: &Egdb, list: &MoveList) -> Result<Value, Missing> {
     let mut best = Value::Loss;
     for m in list.iter() {
         let s = pos.play_unchecked(m);
@@ -409,12 +426,7 @@ fn capture_state(pos: &Position, db: &Egdb, list: &MoveList) -> Result<u8, Missi
             break;
         }
     }
-    Ok(CAPTURE
-        + match best {
-            Value::Win => S_WIN,
-            Value::Loss => S_LOSS,
-            Value::Draw => S_DRAW,
-        })
+    Ok(best)
 }
 
 /// The first-pass state of `pos` (Black to move, no capture).
@@ -464,7 +476,7 @@ fn quiet_state(pos: &Position, db: &Egdb) -> Result<u8, Missing> {
 /// The value for the side that moved of the position `s` it moved to
 /// (probed; a missing slice is an error naming `s`).
 #[inline]
-fn mover_value(db: &Egdb, s: &Position) -> Result<Value, Missing> {
+pub(super) fn mover_value(db: &Egdb, s: &Position) -> Result<Value, Missing> {
     Ok(db
         .probe_with_source(s)
         .ok_or(Missing::Probe(*s))?

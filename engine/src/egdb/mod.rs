@@ -24,6 +24,7 @@
 //! the side to move must capture are stored as "don't care" and resolved at
 //! probe time by a search over the captures.
 
+pub mod bitbase;
 pub mod build;
 mod build_order;
 pub mod codec;

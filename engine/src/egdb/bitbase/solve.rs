@@ -1,0 +1,619 @@
+//! Retrograde analysis of one slice over [`Layout`]'s words: 32
+//! positions (the set piece's squares) at a time.
+//!
+//! Per context and side to move, four words (bit planes): `win`, `loss`
+//! (decided values), `frozen` (squares that are no position of the slice,
+//! and capture positions, whose value the forward pass settles) and
+//! `no_loss` (a move out of the slice keeps the position from losing).
+//!
+//! 1. Forward pass: capture positions get their value by probing their
+//!    captures in the smaller slices; a quiet move out of the slice (a
+//!    man past its lead row, or crowned) is probed: a lost successor
+//!    makes a win, a drawn one sets `no_loss`. Only canonical places are
+//!    probed (the set piece on the lowest square of its kind); the other
+//!    places of a position copy them.
+//! 2. Levels. A level's entries are the words that gained decided bits.
+//!    Their predecessors (un-moves of the side that moved: the set piece
+//!    shifts within the word, another piece carries the word to another
+//!    context) get the new losses as wins at once (a word OR), and their
+//!    words are marked for a loss check. A loss check asks, for every
+//!    undecided bit, whether every move in the slice reaches a won
+//!    position: the AND over its moves of the successors' `win` words,
+//!    stopping as soon as no bit is left. The first level checks every
+//!    word (positions without a move are lost).
+//! 3. Undecided positions are draws.
+//!
+//! The values are a least fixed point, so the order in which words are
+//! updated does not change them; words are read and written with relaxed
+//! atomics by the threads of a level.
+
+use super::layout::{Context, Layout, BLACK_KINGS, BLACK_MEN, WHITE_KINGS, WHITE_MEN};
+use crate::board::{Color, Position};
+use crate::egdb::build::{capture_value, mover_value, BuildProgress, Missing, Solved};
+use crate::egdb::codec;
+use crate::egdb::file::Counts;
+use crate::egdb::index::TableIndex;
+use crate::egdb::probe::Egdb;
+use crate::egdb::scratch::{ByteArray, Storage};
+use crate::egdb::slice::SliceKey;
+use crate::egdb::EgdbError;
+use crate::geometry::{opposite, step, Dir, DIRS, NEIGHBOUR, NONE};
+use crate::moves::MoveList;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// The four planes of one context and side to move.
+#[derive(Default)]
+struct Cell {
+    win: AtomicU32,
+    loss: AtomicU32,
+    frozen: AtomicU32,
+    no_loss: AtomicU32,
+}
+
+/// A word that gained decided bits at a level: context, side to move
+/// (0 Black, 1 White), the new wins and the new losses.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    context: u64,
+    side: u8,
+    wins: u32,
+    losses: u32,
+}
+
+/// The bytes a position of `slice` costs this builder, at most (its
+/// planes over the canonical positions; the labelled places and invalid
+/// contexts included).
+pub fn build_memory(slice: SliceKey) -> u64 {
+    Layout::new(slice).contexts() * 2 * std::mem::size_of::<Cell>() as u64
+}
+
+
+fn colour_of(side: usize) -> Color {
+    if side == 0 {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+/// The directions a piece of `colour` moves in (a man forward only).
+fn directions(colour: Color, king: bool) -> &'static [Dir] {
+    if king {
+        &DIRS
+    } else if colour == Color::Black {
+        &DIRS[..2]
+    } else {
+        &DIRS[2..]
+    }
+}
+
+/// The men and kings kinds of `colour`.
+fn kinds_of(colour: Color) -> (usize, usize) {
+    match colour {
+        Color::Black => (BLACK_MEN, BLACK_KINGS),
+        Color::White => (WHITE_MEN, WHITE_KINGS),
+    }
+}
+
+/// The bitbase solver of one slice.
+struct Solver<'a> {
+    layout: Layout,
+    cells: [Vec<Cell>; 2],
+    db: &'a Egdb,
+}
+
+impl Solver<'_> {
+    /// Calls `f(successor context, destination square)` for every quiet
+    /// move in the slice of a piece of `x` other than the set piece, in
+    /// context `c`.
+    #[inline(always)]
+    fn context_moves(&self, c: u64, ctx: &Context, x: Color, mut f: impl FnMut(u64, u32)) {
+        let occ = ctx.occupied();
+        let (mk, kk) = kinds_of(x);
+        let (rows, _) = self.layout.men_rows(x);
+        let men = ctx.sets[mk];
+        let mut ms = men;
+        while ms != 0 {
+            let a = ms.trailing_zeros();
+            ms &= ms - 1;
+            for &dir in directions(x, false) {
+                let b = NEIGHBOUR[dir as usize][a as usize];
+                if b == NONE || occ & (1 << b) != 0 || rows & (1 << b) == 0 {
+                    continue;
+                }
+                let set = men ^ (1 << a) ^ (1 << b);
+                if let Some(c2) = self.layout.with_set(c, mk, set) {
+                    f(c2, b as u32);
+                }
+            }
+        }
+        let kings = ctx.sets[kk];
+        let mut ks = kings;
+        while ks != 0 {
+            let a = ks.trailing_zeros();
+            ks &= ks - 1;
+            for dir in DIRS {
+                let b = NEIGHBOUR[dir as usize][a as usize];
+                if b == NONE || occ & (1 << b) != 0 {
+                    continue;
+                }
+                let set = kings ^ (1 << a) ^ (1 << b);
+                if let Some(c2) = self.layout.with_set(c, kk, set) {
+                    f(c2, b as u32);
+                }
+            }
+        }
+    }
+
+    /// Calls `f(predecessor context, its sets)` for every un-move of a
+    /// piece of `x` other than the set piece in context `c` (the
+    /// predecessor has `x` to move and moved into `c`).
+    #[inline(always)]
+    fn context_unmoves(&self, c: u64, ctx: &Context, x: Color, mut f: impl FnMut(u64, &Context)) {
+        let occ = ctx.occupied();
+        let (mk, kk) = kinds_of(x);
+        let men = ctx.sets[mk];
+        let mut ms = men;
+        while ms != 0 {
+            let b = ms.trailing_zeros();
+            ms &= ms - 1;
+            for &dir in directions(x.opposite(), false) {
+                let a = NEIGHBOUR[dir as usize][b as usize];
+                if a == NONE || occ & (1 << a) != 0 {
+                    continue;
+                }
+                let set = men ^ (1 << a) ^ (1 << b);
+                if let Some(c0) = self.layout.with_set(c, mk, set) {
+                    let mut pred = *ctx;
+                    pred.sets[mk] = set;
+                    f(c0, &pred);
+                }
+            }
+        }
+        let kings = ctx.sets[kk];
+        let mut ks = kings;
+        while ks != 0 {
+            let b = ks.trailing_zeros();
+            ks &= ks - 1;
+            for dir in DIRS {
+                let a = NEIGHBOUR[dir as usize][b as usize];
+                if a == NONE || occ & (1 << a) != 0 {
+                    continue;
+                }
+                let set = kings ^ (1 << a) ^ (1 << b);
+                if let Some(c0) = self.layout.with_set(c, kk, set) {
+                    let mut pred = *ctx;
+                    pred.sets[kk] = set;
+                    f(c0, &pred);
+                }
+            }
+        }
+    }
+
+    /// The squares from which the set piece moves in `dir` to a square
+    /// of the slice (free, and within its lead's rows for a man), in `ctx`.
+    #[inline(always)]
+    fn set_piece_moves(&self, ctx: &Context, squares: u32, dir: Dir) -> u32 {
+        let mut to = !ctx.occupied();
+        if !self.layout.set_is_king() {
+            to &= self.layout.men_rows(self.layout.set_colour()).0;
+        }
+        squares & step(to, opposite(dir))
+    }
+
+    /// The forward pass over contexts `range`: capture positions and
+    /// moves out of the slice, canonical places only.
+    fn forward(&self, c: u64, list: &mut MoveList) -> Result<(), Missing> {
+        let layout = &self.layout;
+        let Some(ctx) = layout.context(c) else {
+            for cells in &self.cells {
+                cells[c as usize].frozen.store(u32::MAX, Relaxed);
+            }
+            return Ok(());
+        };
+        let squares = layout.set_squares(&ctx);
+        let canon = squares & layout.canonical_squares(&ctx);
+        for side in 0..2 {
+            let x = colour_of(side);
+            let has_men = ctx.sets[kinds_of(x).0] != 0
+                || layout.set_kind() == kinds_of(x).0;
+            let (mut win, mut loss, mut frozen, mut no_loss) = (0u32, 0u32, !squares, 0u32);
+            let mut bits = canon;
+            while bits != 0 {
+                let s = bits.trailing_zeros();
+                bits &= bits - 1;
+                let bit = 1u32 << s;
+                let pos = layout.position(&ctx, s, x);
+                let view = if x == Color::Black { pos } else { pos.flipped() };
+                if view.black_has_capture_flat() {
+                    list.clear();
+                    view.push_captures(list);
+                    frozen |= bit;
+                    match capture_value(&view, self.db, list)? {
+                        crate::Value::Win => win |= bit,
+                        crate::Value::Loss => loss |= bit,
+                        crate::Value::Draw => {}
+                    }
+                } else if has_men {
+                    let (w, d) = exits(&view, self.db)?;
+                    if w {
+                        win |= bit;
+                    } else if d {
+                        no_loss |= bit;
+                    }
+                }
+            }
+            let cell = &self.cells[side][c as usize];
+            cell.win.store(win, Relaxed);
+            cell.loss.store(loss, Relaxed);
+            cell.frozen.store(frozen, Relaxed);
+            cell.no_loss.store(no_loss, Relaxed);
+        }
+        Ok(())
+    }
+
+    /// The places that are not canonical copy what the forward pass found
+    /// at their canonical place (captures and moves out of the slice).
+    fn copy_forward(&self, c: u64) {
+        let layout = &self.layout;
+        let Some(ctx) = layout.context(c) else { return };
+        let squares = layout.set_squares(&ctx);
+        let others = squares & !layout.canonical_squares(&ctx);
+        if others == 0 {
+            return;
+        }
+        for side in 0..2 {
+            let x = colour_of(side);
+            let has_men = ctx.sets[kinds_of(x).0] != 0 || layout.set_kind() == kinds_of(x).0;
+            let (mut win, mut loss, mut frozen, mut no_loss) = (0u32, 0u32, 0u32, 0u32);
+            let mut bits = others;
+            while bits != 0 {
+                let s = bits.trailing_zeros();
+                bits &= bits - 1;
+                let bit = 1u32 << s;
+                let pos = layout.position(&ctx, s, x);
+                let view = if x == Color::Black { pos } else { pos.flipped() };
+                let capture = view.black_has_capture_flat();
+                if !capture && !has_men {
+                    continue;
+                }
+                let (b, w, k, _) = pos.parts();
+                let (c0, s0) = layout.place(b, w, k).expect("a position of the slice has a place");
+                let cell = &self.cells[side][c0 as usize];
+                let at = |plane: &AtomicU32| plane.load(Relaxed) >> s0 & 1 != 0;
+                if at(&cell.win) {
+                    win |= bit;
+                }
+                if at(&cell.loss) {
+                    loss |= bit;
+                }
+                if capture {
+                    frozen |= bit;
+                }
+                if at(&cell.no_loss) {
+                    no_loss |= bit;
+                }
+            }
+            let cell = &self.cells[side][c as usize];
+            cell.win.fetch_or(win, Relaxed);
+            cell.loss.fetch_or(loss, Relaxed);
+            cell.frozen.fetch_or(frozen, Relaxed);
+            cell.no_loss.fetch_or(no_loss, Relaxed);
+        }
+    }
+
+    /// The undecided positions of context `c`, `side` to move, all of
+    /// whose moves in the slice reach positions won by the other side:
+    /// they are lost (marked, and returned).
+    fn check_losses(&self, c: u64, side: usize) -> u32 {
+        let cell = &self.cells[side][c as usize];
+        let mut cand = !(cell.win.load(Relaxed)
+            | cell.loss.load(Relaxed)
+            | cell.frozen.load(Relaxed)
+            | cell.no_loss.load(Relaxed));
+        if cand == 0 {
+            return 0;
+        }
+        let layout = &self.layout;
+        let Some(ctx) = layout.context(c) else { return 0 };
+        let x = colour_of(side);
+        let other = &self.cells[1 - side];
+        if layout.set_colour() == x {
+            let squares = layout.set_squares(&ctx);
+            let here = other[c as usize].win.load(Relaxed);
+            for &dir in directions(x, layout.set_is_king()) {
+                let legal = self.set_piece_moves(&ctx, squares, dir);
+                cand &= step(here, opposite(dir)) | !legal;
+                if cand == 0 {
+                    return 0;
+                }
+            }
+        }
+        self.context_moves(c, &ctx, x, |c2, b| {
+            if cand != 0 {
+                cand &= other[c2 as usize].win.load(Relaxed) | 1 << b;
+            }
+        });
+        if cand != 0 {
+            cell.loss.fetch_or(cand, Relaxed);
+        }
+        cand
+    }
+
+    /// Wins for the positions `bits` of context `c`, `side` to move;
+    /// returns the bits newly won.
+    #[inline(always)]
+    fn add_wins(&self, c: u64, side: usize, bits: u32) -> u32 {
+        let cell = &self.cells[side][c as usize];
+        let open = !(cell.frozen.load(Relaxed) | cell.loss.load(Relaxed) | cell.win.load(Relaxed));
+        let new = bits & open;
+        if new == 0 {
+            return 0;
+        }
+        new & !cell.win.fetch_or(new, Relaxed)
+    }
+
+    /// Pushes entry `e` to its predecessors: its losses win them, its wins
+    /// mark them for a loss check (`dirty`). Wins gained go to `next`.
+    fn push(&self, e: &Entry, dirty: &[Vec<AtomicU64>; 2], next: &mut Vec<Entry>) {
+        let layout = &self.layout;
+        let Some(ctx) = layout.context(e.context) else { return };
+        let side = 1 - e.side as usize; // the predecessors' side to move
+        let x = colour_of(side);
+        let mark = |c: u64| {
+            dirty[side][(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
+        };
+        if layout.set_colour() == x {
+            let squares = layout.set_squares(&ctx);
+            let mut won = 0;
+            let mut check = false;
+            for &dir in directions(x, layout.set_is_king()) {
+                let from = |bits: u32| step(bits, opposite(dir)) & squares;
+                won |= from(e.losses);
+                check |= from(e.wins) != 0;
+            }
+            if won != 0 {
+                let gained = self.add_wins(e.context, side, won);
+                if gained != 0 {
+                    next.push(Entry {
+                        context: e.context,
+                        side: side as u8,
+                        wins: gained,
+                        losses: 0,
+                    });
+                }
+            }
+            if check {
+                mark(e.context);
+            }
+        }
+        self.context_unmoves(e.context, &ctx, x, |c0, pred| {
+            let squares = layout.set_squares(pred);
+            if e.losses & squares != 0 {
+                let gained = self.add_wins(c0, side, e.losses & squares);
+                if gained != 0 {
+                    next.push(Entry {
+                        context: c0,
+                        side: side as u8,
+                        wins: gained,
+                        losses: 0,
+                    });
+                }
+            }
+            if e.wins & squares != 0 {
+                mark(c0);
+            }
+        });
+    }
+}
+
+/// Whether a quiet move of Black (to move in `view`, no capture) out of
+/// the slice wins, and whether one draws.
+#[inline]
+fn exits(view: &Position, db: &Egdb) -> Result<(bool, bool), Missing> {
+    use crate::egdb::index::{lead_rank, rows_below};
+    use crate::geometry::ROW_7;
+    let (b, w, k, _) = view.parts();
+    let empty = !(b | w);
+    let men = b & !k;
+    if men == 0 {
+        return Ok((false, false));
+    }
+    let within = rows_below(lead_rank(men) + 1);
+    let mut draw = false;
+    for dir in [Dir::DownRight, Dir::DownLeft] {
+        let mut leaving = step(men, dir) & empty & !within;
+        while leaving != 0 {
+            let to = leaving & leaving.wrapping_neg();
+            leaving &= leaving - 1;
+            let from = step(to, opposite(dir));
+            let crowned = if to & ROW_7 != 0 { to } else { 0 };
+            let s = Position::from_bitboards_unchecked(b ^ from ^ to, w, k | crowned, Color::White);
+            match mover_value(db, &s)? {
+                crate::Value::Win => return Ok((true, false)),
+                crate::Value::Draw => draw = true,
+                crate::Value::Loss => {}
+            }
+        }
+    }
+    Ok((false, draw))
+}
+
+/// Solves `slice` with the bitbase builder, probing `db` for every value
+/// outside it; the same result as [`crate::egdb::build::solve_slice`].
+pub fn solve_slice(
+    slice: SliceKey,
+    db: &Egdb,
+    progress: &dyn BuildProgress,
+    storage: &Storage,
+) -> Result<Solved, EgdbError> {
+    let started = Instant::now();
+    let layout = Layout::new(slice);
+    let n = layout.contexts() as usize;
+    let cells = [
+        (0..n).map(|_| Cell::default()).collect::<Vec<_>>(),
+        (0..n).map(|_| Cell::default()).collect::<Vec<_>>(),
+    ];
+    let solver = Solver { layout, cells, db };
+    let failure: Mutex<Option<Missing>> = Mutex::new(None);
+    const CHUNK: u64 = 1 << 12;
+    let chunks = (n as u64).div_ceil(CHUNK);
+    let positions_per_context = (slice.positions() as f64 / n.max(1) as f64).max(0.0);
+    (0..chunks).into_par_iter().for_each(|k| {
+        let mut list = MoveList::new();
+        let end = ((k + 1) * CHUNK).min(n as u64);
+        for c in k * CHUNK..end {
+            if let Err(e) = solver.forward(c, &mut list) {
+                *failure.lock().expect("no poisoning") = Some(e);
+                return;
+            }
+        }
+        progress.advance(((end - k * CHUNK) as f64 * positions_per_context) as u64);
+    });
+    if let Some(e) = failure.lock().expect("no poisoning").take() {
+        return Err(match e {
+            Missing::Probe(p) => crate::egdb::build::missing_for(db, &p, slice),
+            Missing::TooManyMoves(moves) => EgdbError::TooManyMoves {
+                slice: slice.name(),
+                moves,
+            },
+        });
+    }
+    (0..chunks).into_par_iter().for_each(|k| {
+        for c in k * CHUNK..((k + 1) * CHUNK).min(n as u64) {
+            solver.copy_forward(c);
+        }
+    });
+    let forward_seconds = started.elapsed().as_secs_f64();
+
+    // Levels. The first checks every word for losses.
+    let dirty: [Vec<AtomicU64>; 2] = std::array::from_fn(|_| {
+        (0..n.div_ceil(64)).map(|_| AtomicU64::new(u64::MAX)).collect()
+    });
+    let mut frontier: Vec<Entry> = (0..chunks)
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let solver = &solver;
+            (k * CHUNK..((k + 1) * CHUNK).min(n as u64)).flat_map(move |c| {
+                (0..2).filter_map(move |side| {
+                    let cell = &solver.cells[side][c as usize];
+                    let (w, l) = (cell.win.load(Relaxed), cell.loss.load(Relaxed));
+                    (w | l != 0).then_some(Entry {
+                        context: c,
+                        side: side as u8,
+                        wins: w,
+                        losses: l,
+                    })
+                })
+            })
+        })
+        .collect();
+    let mut levels = 0;
+    loop {
+        let pushed: Vec<Entry> = frontier
+            .par_chunks(1024)
+            .flat_map_iter(|chunk| {
+                let mut next = Vec::new();
+                for e in chunk {
+                    solver.push(e, &dirty, &mut next);
+                }
+                next
+            })
+            .collect();
+        let pulled: Vec<Entry> = (0..2)
+            .flat_map(|side| {
+                let solver = &solver;
+                dirty[side]
+                    .par_iter()
+                    .enumerate()
+                    .flat_map_iter(move |(w, word)| {
+                        let mut bits = word.swap(0, Relaxed);
+                        let mut out = Vec::new();
+                        while bits != 0 {
+                            let c = w as u64 * 64 + bits.trailing_zeros() as u64;
+                            bits &= bits - 1;
+                            if c >= solver.layout.contexts() {
+                                continue;
+                            }
+                            let losses = solver.check_losses(c, side);
+                            if losses != 0 {
+                                out.push(Entry {
+                                    context: c,
+                                    side: side as u8,
+                                    wins: 0,
+                                    losses,
+                                });
+                            }
+                        }
+                        out
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        frontier = pushed;
+        frontier.extend(pulled);
+        if frontier.is_empty() {
+            break;
+        }
+        levels += 1;
+        progress.propagating(levels, frontier.len() as u64);
+    }
+    let propagation_seconds = started.elapsed().as_secs_f64() - forward_seconds;
+
+    // Values, in the file's order.
+    let mut values = Vec::new();
+    let mut counts = Vec::new();
+    for (t, key) in slice.tables().into_iter().enumerate() {
+        let index = TableIndex::new(key);
+        let size = index.size();
+        let mut v = ByteArray::new(size as usize, storage)?;
+        const VCHUNK: usize = 1 << 16;
+        let side = t; // table 0: Black to move; table 1: White to move
+        let c = v
+            .par_chunks_mut(VCHUNK)
+            .enumerate()
+            .map(|(k, out)| {
+                let base = (k * VCHUNK) as u64;
+                let mut counts = Counts::default();
+                index.for_each_position(base..base + out.len() as u64, |i, pos| {
+                    let board = if t == 0 { pos } else { pos.flipped() };
+                    let (b, w, kings, _) = board.parts();
+                    let (c, s) = solver
+                        .layout
+                        .place(b, w, kings)
+                        .expect("a position of the slice has a place");
+                    let cell = &solver.cells[side][c as usize];
+                    let at = |plane: &AtomicU32| plane.load(Relaxed) >> s & 1 != 0;
+                    let code = if at(&cell.win) {
+                        counts.wins += 1;
+                        codec::WIN
+                    } else if at(&cell.loss) {
+                        counts.losses += 1;
+                        codec::LOSS
+                    } else {
+                        counts.draws += 1;
+                        codec::DRAW
+                    };
+                    out[(i - base) as usize] = if at(&cell.frozen) { codec::DONT_CARE } else { code };
+                });
+                counts
+            })
+            .reduce(Counts::default, |a, b| Counts {
+                wins: a.wins + b.wins,
+                draws: a.draws + b.draws,
+                losses: a.losses + b.losses,
+            });
+        values.push(v);
+        counts.push(c);
+    }
+    let values_seconds = started.elapsed().as_secs_f64() - forward_seconds - propagation_seconds;
+    Ok(Solved {
+        values,
+        counts,
+        levels,
+        step_seconds: [forward_seconds, propagation_seconds, values_seconds],
+    })
+}
