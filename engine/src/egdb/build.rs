@@ -669,6 +669,28 @@ fn for_each_predecessor(q: &Position, pred_key: TableKey, mut f: impl FnMut(Pred
     }
 }
 
+/// Which retrograde solver builds a slice: the reference (a state byte
+/// a position, predecessors with counters) or the bitbase builder
+/// ([`super::bitbase`], 32 positions to a word). Both give the same file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builder {
+    /// [`solve_slice`].
+    Reference,
+    /// [`super::bitbase::solve_slice`].
+    Bitbase,
+}
+
+impl Builder {
+    /// The builder `CHECKERS_EGDB_BUILDER` names (`reference` or
+    /// `bitbase`), the reference by default.
+    pub fn chosen() -> Builder {
+        match std::env::var("CHECKERS_EGDB_BUILDER").as_deref() {
+            Ok("bitbase") => Builder::Bitbase,
+            _ => Builder::Reference,
+        }
+    }
+}
+
 /// Builds one slice whose dependencies are in `db`, publishes its file in
 /// `db`'s folder and adds it to `db`.
 pub fn build_slice(
@@ -703,7 +725,10 @@ pub fn build_slice(
         counts,
         levels,
         step_seconds: [forward, propagation, values_seconds],
-    } = solve_slice(slice, db, progress, &storage)?;
+    } = match Builder::chosen() {
+        Builder::Reference => solve_slice(slice, db, progress, &storage)?,
+        Builder::Bitbase => super::bitbase::solve_slice(slice, db, progress, &storage)?,
+    };
     let encoding = Instant::now();
     let image = file::encode_slice(slice, &values, &counts);
     drop(values);

@@ -177,7 +177,7 @@ impl Layout {
         // The black kings vary fastest, then the white kings, the black
         // men and the white men.
         let mut stride = 1;
-        for kind in [BLACK_KINGS, WHITE_KINGS, BLACK_MEN, WHITE_MEN] {
+        for kind in [WHITE_KINGS, BLACK_KINGS, WHITE_MEN, BLACK_MEN] {
             digits[kind].stride = stride;
             stride *= digits[kind].radix;
         }

@@ -8,6 +8,7 @@
 //!   values in the file's order.
 
 pub mod layout;
+pub mod masks;
 pub mod solve;
 
 pub use solve::{build_memory, solve_slice};

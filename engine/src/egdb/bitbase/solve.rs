@@ -27,7 +27,8 @@
 //! updated does not change them; words are read and written with relaxed
 //! atomics by the threads of a level.
 
-use super::layout::{Context, Layout, BLACK_KINGS, BLACK_MEN, WHITE_KINGS, WHITE_MEN};
+use super::layout::{Context, Layout};
+use super::masks::{capture_squares, directions, exit_squares, kinds_of};
 use crate::board::{Color, Position};
 use crate::egdb::build::{capture_value, mover_value, BuildProgress, Missing, Solved};
 use crate::egdb::codec;
@@ -79,28 +80,12 @@ fn colour_of(side: usize) -> Color {
     }
 }
 
-/// The directions a piece of `colour` moves in (a man forward only).
-fn directions(colour: Color, king: bool) -> &'static [Dir] {
-    if king {
-        &DIRS
-    } else if colour == Color::Black {
-        &DIRS[..2]
-    } else {
-        &DIRS[2..]
-    }
-}
-
-/// The men and kings kinds of `colour`.
-fn kinds_of(colour: Color) -> (usize, usize) {
-    match colour {
-        Color::Black => (BLACK_MEN, BLACK_KINGS),
-        Color::White => (WHITE_MEN, WHITE_KINGS),
-    }
-}
-
 /// The bitbase solver of one slice.
 struct Solver<'a> {
     layout: Layout,
+    /// Whether the slice is one table (the same material on both
+    /// sides): the forward pass then solves Black to move only.
+    one_table: bool,
     cells: [Vec<Cell>; 2],
     db: &'a Egdb,
 }
@@ -216,28 +201,29 @@ impl Solver<'_> {
         };
         let squares = layout.set_squares(&ctx);
         let canon = squares & layout.canonical_squares(&ctx);
-        for side in 0..2 {
+        let sides = if self.one_table { 1 } else { 2 };
+        for side in 0..sides {
             let x = colour_of(side);
-            let has_men = ctx.sets[kinds_of(x).0] != 0
-                || layout.set_kind() == kinds_of(x).0;
-            let (mut win, mut loss, mut frozen, mut no_loss) = (0u32, 0u32, !squares, 0u32);
-            let mut bits = canon;
+            let captures = capture_squares(layout, &ctx, squares, x);
+            let exits_at = exit_squares(layout, &ctx, squares, x) & !captures;
+            let (mut win, mut loss, frozen, mut no_loss) = (0u32, 0u32, !squares | captures, 0u32);
+            let mut bits = (captures | exits_at) & canon;
             while bits != 0 {
                 let s = bits.trailing_zeros();
                 bits &= bits - 1;
                 let bit = 1u32 << s;
                 let pos = layout.position(&ctx, s, x);
                 let view = if x == Color::Black { pos } else { pos.flipped() };
-                if view.black_has_capture_flat() {
+                debug_assert_eq!(view.black_has_capture_flat(), captures & bit != 0);
+                if captures & bit != 0 {
                     list.clear();
                     view.push_captures(list);
-                    frozen |= bit;
                     match capture_value(&view, self.db, list)? {
                         crate::Value::Win => win |= bit,
                         crate::Value::Loss => loss |= bit,
                         crate::Value::Draw => {}
                     }
-                } else if has_men {
+                } else {
                     let (w, d) = exits(&view, self.db)?;
                     if w {
                         win |= bit;
@@ -262,36 +248,34 @@ impl Solver<'_> {
         let Some(ctx) = layout.context(c) else { return };
         let squares = layout.set_squares(&ctx);
         let others = squares & !layout.canonical_squares(&ctx);
-        if others == 0 {
-            return;
-        }
         for side in 0..2 {
             let x = colour_of(side);
-            let has_men = ctx.sets[kinds_of(x).0] != 0 || layout.set_kind() == kinds_of(x).0;
-            let (mut win, mut loss, mut frozen, mut no_loss) = (0u32, 0u32, 0u32, 0u32);
-            let mut bits = others;
+            // A slice of one table solves White to move as the
+            // colour-reversed Black to move.
+            let mirrored = self.one_table && side == 1;
+            let to_copy = if mirrored { squares } else { others };
+            if to_copy == 0 {
+                continue;
+            }
+            let captures = capture_squares(layout, &ctx, squares, x);
+            let exits_at = exit_squares(layout, &ctx, squares, x) & !captures;
+            let (mut win, mut loss, mut no_loss) = (0u32, 0u32, 0u32);
+            let mut bits = (captures | exits_at) & to_copy;
             while bits != 0 {
                 let s = bits.trailing_zeros();
                 bits &= bits - 1;
                 let bit = 1u32 << s;
                 let pos = layout.position(&ctx, s, x);
-                let view = if x == Color::Black { pos } else { pos.flipped() };
-                let capture = view.black_has_capture_flat();
-                if !capture && !has_men {
-                    continue;
-                }
-                let (b, w, k, _) = pos.parts();
+                let board = if mirrored { pos.flipped() } else { pos };
+                let (b, w, k, _) = board.parts();
                 let (c0, s0) = layout.place(b, w, k).expect("a position of the slice has a place");
-                let cell = &self.cells[side][c0 as usize];
+                let cell = &self.cells[if mirrored { 0 } else { side }][c0 as usize];
                 let at = |plane: &AtomicU32| plane.load(Relaxed) >> s0 & 1 != 0;
                 if at(&cell.win) {
                     win |= bit;
                 }
                 if at(&cell.loss) {
                     loss |= bit;
-                }
-                if capture {
-                    frozen |= bit;
                 }
                 if at(&cell.no_loss) {
                     no_loss |= bit;
@@ -300,7 +284,7 @@ impl Solver<'_> {
             let cell = &self.cells[side][c as usize];
             cell.win.fetch_or(win, Relaxed);
             cell.loss.fetch_or(loss, Relaxed);
-            cell.frozen.fetch_or(frozen, Relaxed);
+            cell.frozen.fetch_or(!squares | captures, Relaxed);
             cell.no_loss.fetch_or(no_loss, Relaxed);
         }
     }
@@ -457,7 +441,12 @@ pub fn solve_slice(
         (0..n).map(|_| Cell::default()).collect::<Vec<_>>(),
         (0..n).map(|_| Cell::default()).collect::<Vec<_>>(),
     ];
-    let solver = Solver { layout, cells, db };
+    let solver = Solver {
+        layout,
+        one_table: slice.tables().len() == 1,
+        cells,
+        db,
+    };
     let failure: Mutex<Option<Missing>> = Mutex::new(None);
     const CHUNK: u64 = 1 << 12;
     let chunks = (n as u64).div_ceil(CHUNK);
