@@ -102,6 +102,31 @@ struct BuildArgs {
     /// than the shared folder. It must exist.
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
+    /// The retrograde solver (default: CHECKERS_EGDB_BUILDER, else
+    /// reference): `reference` (a state byte a position) or `bitbase`
+    /// (32 positions to a word, docs/egdb-build.txt; a slice whose
+    /// planes exceed --memory is built by the reference, out of core).
+    /// Both write the same files.
+    #[arg(long, value_enum)]
+    builder: Option<BuilderArg>,
+}
+
+/// `egdb build --builder`'s values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum BuilderArg {
+    /// The reference builder.
+    Reference,
+    /// The bitbase builder.
+    Bitbase,
+}
+
+impl From<BuilderArg> for engine::egdb::Builder {
+    fn from(b: BuilderArg) -> Self {
+        match b {
+            BuilderArg::Reference => engine::egdb::Builder::Reference,
+            BuilderArg::Bitbase => engine::egdb::Builder::Bitbase,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -239,7 +264,11 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
     if let Some(dir) = a.scratch.as_deref().filter(|d| !d.is_dir()) {
         anyhow::bail!("--scratch {}: not a folder", dir.display());
     }
-    let memory = &crate::limits::build_memory_limit(a.memory, a.scratch.as_deref());
+    let memory = crate::limits::build_memory_limit(a.memory, a.scratch.as_deref());
+    let memory = &match a.builder {
+        Some(b) => memory.with_builder(b.into()),
+        None => memory,
+    };
     let t = Instant::now();
     pool.install(|| -> anyhow::Result<()> {
         if let Some(s) = a.slice {

@@ -34,7 +34,7 @@ use super::file::{self, Counts, SliceFile};
 use super::index::{lead_rank, rows_below, TableIndex, TableKey, MAX_PIECES};
 use super::probe::Egdb;
 use super::reach::{reachable_from_slice, reachable_slices};
-use super::scratch::{BuildMemory, ByteArray, Cells, Storage};
+use super::scratch::{BuildMemory, Builder, ByteArray, Cells, Storage};
 use super::slice::{all_slices, slices_with, SliceKey};
 use super::EgdbError;
 use crate::board::{Color, Position};
@@ -669,28 +669,6 @@ fn for_each_predecessor(q: &Position, pred_key: TableKey, mut f: impl FnMut(Pred
     }
 }
 
-/// Which retrograde solver builds a slice: the reference (a state byte
-/// a position, predecessors with counters) or the bitbase builder
-/// ([`super::bitbase`], 32 positions to a word). Both give the same file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Builder {
-    /// [`solve_slice`].
-    Reference,
-    /// [`super::bitbase::solve_slice`].
-    Bitbase,
-}
-
-impl Builder {
-    /// The builder `CHECKERS_EGDB_BUILDER` names (`reference` or
-    /// `bitbase`), the reference by default.
-    pub fn chosen() -> Builder {
-        match std::env::var("CHECKERS_EGDB_BUILDER").as_deref() {
-            Ok("bitbase") => Builder::Bitbase,
-            _ => Builder::Reference,
-        }
-    }
-}
-
 /// Builds one slice whose dependencies are in `db`, publishes its file in
 /// `db`'s folder and adds it to `db`.
 pub fn build_slice(
@@ -708,7 +686,16 @@ pub fn build_slice(
         .map(|k| TableIndex::new(k).size())
         .sum();
     progress.slice_started(&slice.name(), positions, number, of);
-    let needs = build_memory(slice);
+    // The bitbase builder holds its planes in memory only: a slice they
+    // do not fit is built by the reference builder, out of core.
+    let mut builder = memory.builder();
+    if builder == Builder::Bitbase && super::bitbase::build_memory(slice) > memory.limit() {
+        builder = Builder::Reference;
+    }
+    let needs = match builder {
+        Builder::Reference => build_memory(slice),
+        Builder::Bitbase => super::bitbase::build_memory(slice),
+    };
     let storage = memory.storage_for(needs, db.dir());
     if let Storage::Scratch(dir) = &storage {
         progress.note(&format!(
@@ -725,7 +712,7 @@ pub fn build_slice(
         counts,
         levels,
         step_seconds: [forward, propagation, values_seconds],
-    } = match Builder::chosen() {
+    } = match builder {
         Builder::Reference => solve_slice(slice, db, progress, &storage)?,
         Builder::Bitbase => super::bitbase::solve_slice(slice, db, progress, &storage)?,
     };

@@ -40,7 +40,7 @@ pub mod verify;
 
 pub use build::{ensure, ensure_reachable, BuildProgress, NoProgress};
 pub use probe::Egdb;
-pub use scratch::BuildMemory;
+pub use scratch::{BuildMemory, Builder};
 pub use slice::SliceKey;
 
 use std::path::PathBuf;

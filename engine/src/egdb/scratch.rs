@@ -22,10 +22,37 @@ use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering::Relaxed};
 /// the tables of a slice that needs more go: it is built out of core
 /// ([`Storage::Scratch`]), in the scratch folder or else the database
 /// folder.
+///
+/// It also names the retrograde solver a build uses ([`Builder`]): the
+/// settings a build passes down unchanged to every slice.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildMemory {
     limit: u64,
     scratch: Option<PathBuf>,
+    builder: Option<Builder>,
+}
+
+/// Which retrograde solver builds a slice: the reference (a state byte a
+/// position, predecessors with counters, `egdb::build`) or the bitbase
+/// builder (`egdb::bitbase`, 32 positions to a word). Both write the
+/// same file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builder {
+    /// `egdb::build::solve_slice`.
+    Reference,
+    /// `egdb::bitbase::solve_slice`.
+    Bitbase,
+}
+
+impl Builder {
+    /// The builder `CHECKERS_EGDB_BUILDER` names (`reference` or
+    /// `bitbase`), the reference when it is unset or names neither.
+    pub fn from_env() -> Builder {
+        match std::env::var("CHECKERS_EGDB_BUILDER").as_deref() {
+            Ok("bitbase") => Builder::Bitbase,
+            _ => Builder::Reference,
+        }
+    }
 }
 
 impl BuildMemory {
@@ -33,6 +60,7 @@ impl BuildMemory {
     pub const UNLIMITED: BuildMemory = BuildMemory {
         limit: u64::MAX,
         scratch: None,
+        builder: None,
     };
 
     /// At most `bytes` bytes a slice.
@@ -40,6 +68,7 @@ impl BuildMemory {
         BuildMemory {
             limit: bytes,
             scratch: None,
+            builder: None,
         }
     }
 
@@ -51,6 +80,20 @@ impl BuildMemory {
             scratch: Some(dir.to_path_buf()),
             ..self
         }
+    }
+
+    /// The same settings, slices built by `builder`.
+    pub fn with_builder(self, builder: Builder) -> BuildMemory {
+        BuildMemory {
+            builder: Some(builder),
+            ..self
+        }
+    }
+
+    /// The builder: the one set by [`BuildMemory::with_builder`], else
+    /// [`Builder::from_env`].
+    pub fn builder(&self) -> Builder {
+        self.builder.unwrap_or_else(Builder::from_env)
     }
 
     /// The limit in bytes (`u64::MAX`: none).

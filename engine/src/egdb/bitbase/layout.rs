@@ -351,6 +351,22 @@ impl Layout {
         let c = self.number(&Context { sets })?;
         Some((c, s))
     }
+
+    /// The canonical place of the position at context `c` (sets `ctx`)
+    /// with the set piece on `s`: only the set piece's kind's digit
+    /// changes (the set piece becomes the lowest piece of its kind).
+    #[inline(always)]
+    pub fn canonical_place(&self, c: u64, ctx: &Context, s: u32) -> (u64, u32) {
+        let all = ctx.sets[self.set_kind] | 1 << s;
+        let low = all.trailing_zeros();
+        if low == s {
+            return (c, s);
+        }
+        let c0 = self
+            .with_set(c, self.set_kind, all & (all - 1))
+            .expect("the same squares in another order");
+        (c0, low)
+    }
 }
 
 /// The `radix` allowed sets of `count` squares below bit `universe_bits`

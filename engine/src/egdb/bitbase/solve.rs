@@ -265,10 +265,12 @@ impl Solver<'_> {
                 let s = bits.trailing_zeros();
                 bits &= bits - 1;
                 let bit = 1u32 << s;
-                let pos = layout.position(&ctx, s, x);
-                let board = if mirrored { pos.flipped() } else { pos };
-                let (b, w, k, _) = board.parts();
-                let (c0, s0) = layout.place(b, w, k).expect("a position of the slice has a place");
+                let (c0, s0) = if mirrored {
+                    let (b, w, k, _) = layout.position(&ctx, s, x).flipped().parts();
+                    layout.place(b, w, k).expect("a position of the slice has a place")
+                } else {
+                    layout.canonical_place(c, &ctx, s)
+                };
                 let cell = &self.cells[if mirrored { 0 } else { side }][c0 as usize];
                 let at = |plane: &AtomicU32| plane.load(Relaxed) >> s0 & 1 != 0;
                 if at(&cell.win) {
