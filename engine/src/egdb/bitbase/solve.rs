@@ -544,6 +544,10 @@ pub fn solve_slice(
                     .collect::<Vec<_>>()
             })
             .collect();
+        if std::env::var_os("CHECKERS_BITBASE_TRACE").is_some() {
+            let bits: u64 = pushed.iter().chain(&pulled).map(|e| (e.wins | e.losses).count_ones() as u64).sum();
+            eprintln!("level {levels}: frontier {} entries, pushed {} pulled {} entries, {bits} bits", frontier.len(), pushed.len(), pulled.len());
+        }
         frontier = pushed;
         frontier.extend(pulled);
         if frontier.is_empty() {
@@ -562,6 +566,7 @@ pub fn solve_slice(
         let size = index.size();
         let mut v = ByteArray::new(size as usize, storage)?;
         const VCHUNK: usize = 1 << 16;
+        const VALUE_BATCH: usize = 64;
         let side = t; // table 0: Black to move; table 1: White to move
         let c = v
             .par_chunks_mut(VCHUNK)
@@ -569,27 +574,52 @@ pub fn solve_slice(
             .map(|(k, out)| {
                 let base = (k * VCHUNK) as u64;
                 let mut counts = Counts::default();
-                index.for_each_position(base..base + out.len() as u64, |i, pos| {
+                let len = out.len() as u64;
+                // Places a batch at a time, then their words: the loads
+                // are independent, so their cache misses overlap.
+                let mut places: Vec<(u64, u32)> = Vec::with_capacity(VALUE_BATCH);
+                let mut start = 0usize;
+                let mut flush = |places: &mut Vec<(u64, u32)>, start: usize, counts: &mut Counts| {
+                    let mut words = [(0u32, 0u32, 0u32); VALUE_BATCH];
+                    for (k, &(c, _)) in places.iter().enumerate() {
+                        let cell = &solver.cells[side][c as usize];
+                        words[k] = (cell.win.load(Relaxed), cell.loss.load(Relaxed), cell.frozen.load(Relaxed));
+                    }
+                    for (k, &(_, s)) in places.iter().enumerate() {
+                        let (w, l, f) = words[k];
+                        let code = if w >> s & 1 != 0 {
+                            counts.wins += 1;
+                            codec::WIN
+                        } else if l >> s & 1 != 0 {
+                            counts.losses += 1;
+                            codec::LOSS
+                        } else {
+                            counts.draws += 1;
+                            codec::DRAW
+                        };
+                        out[start + k] = if f >> s & 1 != 0 { codec::DONT_CARE } else { code };
+                    }
+                    places.clear();
+                };
+                index.for_each_position(base..base + len, |i, pos| {
                     let board = if t == 0 { pos } else { pos.flipped() };
                     let (b, w, kings, _) = board.parts();
-                    let (c, s) = solver
-                        .layout
-                        .place(b, w, kings)
-                        .expect("a position of the slice has a place");
-                    let cell = &solver.cells[side][c as usize];
-                    let at = |plane: &AtomicU32| plane.load(Relaxed) >> s & 1 != 0;
-                    let code = if at(&cell.win) {
-                        counts.wins += 1;
-                        codec::WIN
-                    } else if at(&cell.loss) {
-                        counts.losses += 1;
-                        codec::LOSS
-                    } else {
-                        counts.draws += 1;
-                        codec::DRAW
-                    };
-                    out[(i - base) as usize] = if at(&cell.frozen) { codec::DONT_CARE } else { code };
+                    if places.is_empty() {
+                        start = (i - base) as usize;
+                    }
+                    places.push(
+                        solver
+                            .layout
+                            .place(b, w, kings)
+                            .expect("a position of the slice has a place"),
+                    );
+                    if places.len() == VALUE_BATCH {
+                        flush(&mut places, start, &mut counts);
+                    }
                 });
+                if !places.is_empty() {
+                    flush(&mut places, start, &mut counts);
+                }
                 counts
             })
             .reduce(Counts::default, |a, b| Counts {
