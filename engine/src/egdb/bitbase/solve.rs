@@ -45,6 +45,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 
+/// Entries whose predecessors are found before any is updated
+/// ([`Solver::apply`]).
+const PUSH_BATCH: usize = 16;
+
 /// The four planes of one context and side to move.
 #[derive(Default)]
 struct Cell {
@@ -342,16 +346,13 @@ impl Solver<'_> {
         new & !cell.win.fetch_or(new, Relaxed)
     }
 
-    /// Pushes entry `e` to its predecessors: its losses win them, its wins
-    /// mark them for a loss check (`dirty`). Wins gained go to `next`.
-    fn push(&self, e: &Entry, dirty: &[Vec<AtomicU64>; 2], next: &mut Vec<Entry>) {
+    /// The predecessors of entry `e`, as [`Target`]s: its losses win
+    /// them, its wins mark them for a loss check.
+    fn predecessors(&self, e: &Entry, targets: &mut Vec<Target>) {
         let layout = &self.layout;
         let Some(ctx) = layout.context(e.context) else { return };
         let side = 1 - e.side as usize; // the predecessors' side to move
         let x = colour_of(side);
-        let mark = |c: u64| {
-            dirty[side][(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
-        };
         if layout.set_colour() == x {
             let squares = layout.set_squares(&ctx);
             let mut won = 0;
@@ -361,39 +362,67 @@ impl Solver<'_> {
                 won |= from(e.losses);
                 check |= from(e.wins) != 0;
             }
-            if won != 0 {
-                let gained = self.add_wins(e.context, side, won);
-                if gained != 0 {
-                    next.push(Entry {
-                        context: e.context,
-                        side: side as u8,
-                        wins: gained,
-                        losses: 0,
-                    });
-                }
-            }
-            if check {
-                mark(e.context);
+            if won != 0 || check {
+                targets.push(Target {
+                    context: e.context,
+                    side: side as u8,
+                    wins: won,
+                    check,
+                });
             }
         }
         self.context_unmoves(e.context, &ctx, x, |c0, pred| {
             let squares = layout.set_squares(pred);
-            if e.losses & squares != 0 {
-                let gained = self.add_wins(c0, side, e.losses & squares);
+            let won = e.losses & squares;
+            let check = e.wins & squares != 0;
+            if won != 0 || check {
+                targets.push(Target {
+                    context: c0,
+                    side: side as u8,
+                    wins: won,
+                    check,
+                });
+            }
+        });
+    }
+
+    /// Applies `targets`: wins added (those gained go to `next`), words
+    /// marked in `dirty`. Every target's word is loaded first, in a loop
+    /// of its own, so that their cache misses overlap.
+    fn apply(&self, targets: &[Target], dirty: &[Vec<AtomicU64>; 2], next: &mut Vec<Entry>) {
+        let mut touched = 0u32;
+        for t in targets {
+            touched ^= self.cells[t.side as usize][t.context as usize].win.load(Relaxed);
+        }
+        std::hint::black_box(touched);
+        for t in targets {
+            let side = t.side as usize;
+            if t.wins != 0 {
+                let gained = self.add_wins(t.context, side, t.wins);
                 if gained != 0 {
                     next.push(Entry {
-                        context: c0,
-                        side: side as u8,
+                        context: t.context,
+                        side: t.side,
                         wins: gained,
                         losses: 0,
                     });
                 }
             }
-            if e.wins & squares != 0 {
-                mark(c0);
+            if t.check {
+                dirty[side][(t.context / 64) as usize].fetch_or(1 << (t.context % 64), Relaxed);
             }
-        });
+        }
     }
+}
+
+/// A predecessor word of an entry: the wins it gets, whether it needs a
+/// loss check.
+#[derive(Clone, Copy, Debug)]
+struct Target {
+    context: u64,
+    side: u8,
+    wins: u32,
+    check: bool,
 }
 
 /// Whether a quiet move of Black (to move in `view`, no capture) out of
@@ -508,8 +537,13 @@ pub fn solve_slice(
             .par_chunks(1024)
             .flat_map_iter(|chunk| {
                 let mut next = Vec::new();
-                for e in chunk {
-                    solver.push(e, &dirty, &mut next);
+                let mut targets = Vec::new();
+                for batch in chunk.chunks(PUSH_BATCH) {
+                    targets.clear();
+                    for e in batch {
+                        solver.predecessors(e, &mut targets);
+                    }
+                    solver.apply(&targets, &dirty, &mut next);
                 }
                 next
             })
