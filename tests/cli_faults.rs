@@ -17,6 +17,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+fn run(dir: &Path, args: &[&str]) -> Ran {
+    let egdb = dir.join("egdb");
+    std::fs::create_dir_all(&egdb).unwrap();
+    let env = [
+        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
+        ("CHECKERS_EGDB_BUILD", "no"),
+    ];
+    run_checkers(args, dir, &env, None, Duration::from_secs(30))
+}
+
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -24,6 +34,42 @@ fn names(dir: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success());
+}
+
+/// Item 7: two builds of one folder at once both succeed, and leave the
+/// slices and nothing else.
+#[test]
+fn two_builds_of_one_folder_at_once() {
+    let tmp = temp_dir("faults-builds");
+    for round in 0..3 {
+        let d = tmp.path().join(format!("d{round}"));
+        let build = || {
+            Command::new(env!("CARGO_BIN_EXE_checkers"))
+                .args(["egdb", "build", "--pieces", "3", "--dir"])
+                .arg(&d)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (build(), build());
+        for c in [a, b] {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let files = names(&d);
+        assert_eq!(files.len(), 156, "{files:?}");
+        assert!(files.iter().all(|f| f.ends_with(".egdb")), "{files:?}");
+    }
 }
 
 /// Item 7: files replaced whole by two writers at once (two walks'
@@ -49,4 +95,28 @@ fn two_writers_replacing_one_file_at_once() {
     let bytes = std::fs::read(&dest).unwrap();
     assert!(bytes == [0u8; 4096] || bytes == [1u8; 4096]);
     assert_eq!(names(tmp.path()), ["tables.dfpn"]);
+}
+
+/// Item 9: a pipe named like a slice file is refused, not waited on.
+#[cfg(unix)]
+#[test]
+fn a_pipe_among_the_slice_files_is_refused() {
+    let tmp = temp_dir("faults-egdb-fifo");
+    let d = tmp.path().join("d");
+    let out = run(
+        tmp.path(),
+        &["egdb", "build", "--pieces", "2", "--dir", d.to_str().unwrap()],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let slice = d.join("0m1k-0m1k.egdb");
+    std::fs::remove_file(&slice).unwrap();
+    mkfifo(&slice);
+    let out = run(
+        tmp.path(),
+        &["egdb", "probe", "W:WK1:BK32", "--dir", d.to_str().unwrap()],
+    );
+    assert!(!out.timed_out, "the probe waited on the pipe");
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("0m1k-0m1k.egdb"), "{}", out.stderr);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
 }

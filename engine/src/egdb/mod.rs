@@ -25,6 +25,7 @@
 //! probe time by a search over the captures.
 
 pub mod build;
+pub mod build_lock;
 mod build_order;
 pub mod codec;
 pub mod file;
