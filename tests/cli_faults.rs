@@ -36,6 +36,61 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
+fn this_test(name: &str) -> Command {
+    let mut c = Command::new(std::env::current_exe().unwrap());
+    c.args(["--exact", name, "--nocapture", "--test-threads=1"]);
+    c
+}
+
+/// The child of `a_new_store_opened_by_many_processes_at_once`: opens the
+/// store named by `CHECKERS_FAULTS_OPEN` at the moment (Unix ms) given by
+/// `CHECKERS_FAULTS_GO_AT`.
+#[test]
+fn child_open() {
+    let Ok(path) = std::env::var(OPEN_ENV) else {
+        return;
+    };
+    let at: u128 = std::env::var(GO_AT_ENV).unwrap().parse().unwrap();
+    while SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() < at {
+        std::hint::spin_loop();
+    }
+    if let Err(e) = Store::open(&path) {
+        println!("FAILED {e}");
+        std::process::exit(3);
+    }
+}
+
+/// Item 5: processes that create the same new store at once all succeed.
+#[test]
+fn a_new_store_opened_by_many_processes_at_once() {
+    let tmp = temp_dir("faults-migrate");
+    for round in 0..6 {
+        let path = tmp.path().join(format!("n{round}.sqlite"));
+        let at = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() + 300;
+        let children: Vec<Child> = (0..4)
+            .map(|_| {
+                this_test("child_open")
+                    .env(OPEN_ENV, &path)
+                    .env(GO_AT_ENV, at.to_string())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        let s = Store::open_readonly(&path).unwrap();
+        assert_eq!(s.stats().unwrap().schema_version, proofdb::schema::SCHEMA_VERSION);
+    }
+}
+
 fn mkfifo(path: &Path) {
     let ok = Command::new("mkfifo").arg(path).status().unwrap();
     assert!(ok.success());
