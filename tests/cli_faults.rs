@@ -96,6 +96,44 @@ fn mkfifo(path: &Path) {
     assert!(ok.success());
 }
 
+/// Item 6: a device, a pipe or a link to one given as the store is
+/// refused as such, and nothing is created beside its target.
+#[cfg(unix)]
+#[test]
+fn a_device_or_pipe_is_not_a_store() {
+    let tmp = temp_dir("faults-device");
+    let dir = tmp.path();
+    let journal_before = Path::new("/dev/null-journal").exists();
+    std::os::unix::fs::symlink("/dev/null", dir.join("null.sqlite")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.join("zero.sqlite")).unwrap();
+    mkfifo(&dir.join("fifo.sqlite"));
+    let writing = run(dir, &["solve", "W:WK1,K3:BK32", "--store", "null.sqlite"]);
+    let direct = run(dir, &["solve", "W:WK1,K3:BK32", "--store", "/dev/null"]);
+    if !journal_before {
+        // Clean up after the old code, which made it.
+        let made = Path::new("/dev/null-journal").exists();
+        let _ = std::fs::remove_file("/dev/null-journal");
+        assert!(!made, "a journal was made beside /dev/null");
+    }
+    for out in [&writing, &direct] {
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+    }
+    for store in ["zero.sqlite", "fifo.sqlite", "null.sqlite"] {
+        let out = run(dir, &["db", "stats", "--store", store]);
+        assert_eq!(out.code, Some(1), "{out:?}");
+        assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+        assert!(!out.stderr.contains("empty file"), "{}", out.stderr);
+    }
+    let out = run(dir, &["solve", "W:WK1,K3:BK32", "--store", "fifo.sqlite"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("a FIFO"), "{}", out.stderr);
+    assert_eq!(
+        names(dir),
+        ["egdb", "fifo.sqlite", "null.sqlite", "zero.sqlite"]
+    );
+}
+
 /// Item 7: two builds of one folder at once both succeed, and leave the
 /// slices and nothing else.
 #[test]

@@ -15,6 +15,16 @@ pub enum StoreError {
         /// What was found instead.
         detail: String,
     },
+    /// The path names a device, a pipe, a folder or a link to one: a store
+    /// (and each file SQLite keeps beside it) is a regular file or a new
+    /// path. Found by its metadata, without opening it.
+    #[error("{path}: not a regular file ({kind}): a proof store is a regular file or a new path")]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a FIFO", "a character device", ...).
+        kind: &'static str,
+    },
     /// The file is an SQLite database made by some other program.
     #[error("{path}: not a proof store (SQLite database with application_id {found:#010x}, expected {expected:#010x})")]
     Foreign {

@@ -582,6 +582,34 @@ fn check_tables(conn: &Connection, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The files SQLite keeps beside a store: its write-ahead log, its
+/// index and a rollback journal.
+pub const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// `path` with `suffix` appended (one of [`SIDE_FILES`]).
+pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    std::path::PathBuf::from(p)
+}
+
+/// Refuses a store whose side files ([`SIDE_FILES`]) are there but are not
+/// regular files (SQLite would open them), by their metadata alone.
+fn check_side_files(path: &Path) -> Result<()> {
+    for suffix in SIDE_FILES {
+        let side = side_file(path, suffix);
+        if let Ok(m) = std::fs::metadata(&side) {
+            if !m.is_file() {
+                return Err(StoreError::NotRegular {
+                    path: side,
+                    kind: engine::durable::kind_of(&m.file_type()),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Looks at the raw file before SQLite does: magic, application id and,
 /// when no write-ahead log is pending, the length the header implies.
 /// Only called when no connection of this process has the file open.
@@ -594,7 +622,7 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return match mode {
-                Mode::ReadWrite => Ok(()),
+                Mode::ReadWrite => check_side_files(path),
                 Mode::ReadOnly => Err(StoreError::ReadOnly {
                     path: path.to_path_buf(),
                     detail: "no such file".into(),
@@ -609,6 +637,13 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
             detail: "it is a directory".into(),
         });
     }
+    if !meta.is_file() {
+        return Err(StoreError::NotRegular {
+            path: path.to_path_buf(),
+            kind: engine::durable::kind_of(&meta.file_type()),
+        });
+    }
+    check_side_files(path)?;
     let len = meta.len();
     if len == 0 {
         return match mode {
