@@ -17,6 +17,29 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+fn pos(n: u32) -> Position {
+    Position::from_bitboards_unchecked(n & 0xFFF, ((n >> 12) & 0xFF) << 20, 0, Color::Black)
+}
+
+fn prov() -> Provenance {
+    Provenance {
+        solver: "ab".into(),
+        nodes: 1,
+        millis: 1,
+        egdb_pieces: 0,
+        run_id: "faults".into(),
+    }
+}
+
+/// A complete store at `path` with `n` results (positions `from..from+n`).
+fn store_with(path: &Path, from: u32, n: u32) {
+    let s = Store::open(path).unwrap();
+    for i in from..from + n {
+        proofdb::testing::put_outcome_unverified(&s, &pos(i), Outcome::Exact(Value::Win), &prov())
+            .unwrap();
+    }
+}
+
 fn run(dir: &Path, args: &[&str]) -> Ran {
     let egdb = dir.join("egdb");
     std::fs::create_dir_all(&egdb).unwrap();
@@ -25,6 +48,12 @@ fn run(dir: &Path, args: &[&str]) -> Ran {
         ("CHECKERS_EGDB_BUILD", "no"),
     ];
     run_checkers(args, dir, &env, None, Duration::from_secs(30))
+}
+
+fn side(path: &Path, suffix: &str) -> PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    PathBuf::from(p)
 }
 
 fn names(dir: &Path) -> Vec<String> {
@@ -40,6 +69,78 @@ fn this_test(name: &str) -> Command {
     let mut c = Command::new(std::env::current_exe().unwrap());
     c.args(["--exact", name, "--nocapture", "--test-threads=1"]);
     c
+}
+
+/// The child of `a_backup_replaces_a_killed_writers_store_whole`: writes 5
+/// results to the store named by `CHECKERS_FAULTS_WRITER`, says `READY`
+/// and waits to be killed.
+#[test]
+fn child_writer() {
+    let Ok(path) = std::env::var(WRITER_ENV) else {
+        return;
+    };
+    let s = Store::open(&path).unwrap();
+    for i in 1000..1005 {
+        proofdb::testing::put_outcome_unverified(&s, &pos(i), Outcome::AtLeastDraw, &prov())
+            .unwrap();
+    }
+    println!("READY");
+    std::thread::sleep(Duration::from_secs(60));
+}
+
+fn start_writer(path: &Path) -> Child {
+    let mut child = this_test("child_writer")
+        .env(WRITER_ENV, path)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    for line in out.lines() {
+        if line.unwrap().contains("READY") {
+            return child;
+        }
+    }
+    panic!("the writer child ended before it was ready");
+}
+
+/// Item 4: `db backup` over a store whose writer was killed (its `-wal`
+/// still beside it) is the whole copy, says the copy's count, and shows
+/// it to every later reader; over a store a live process holds it is
+/// refused, naming the files.
+#[test]
+fn a_backup_replaces_a_killed_writers_store_whole() {
+    let tmp = temp_dir("faults-backup-wal");
+    let dir = tmp.path();
+    store_with(&dir.join("good.sqlite"), 1, 12);
+    let d = dir.join("d.sqlite");
+    let mut writer = start_writer(&d);
+    assert!(side(&d, "-wal").exists());
+    // A live writer holds d.sqlite: replacing it would mix its log in.
+    let out = run(dir, &["db", "backup", "d.sqlite", "--store", "good.sqlite"]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("d.sqlite-wal"), "{}", out.stderr);
+    assert!(out.stderr.contains("in use"), "{}", out.stderr);
+    writer.kill().unwrap();
+    writer.wait().unwrap();
+    // Killed: its log is left, holding commits of the old file.
+    assert!(std::fs::metadata(side(&d, "-wal")).unwrap().len() > 0);
+    let out = run(dir, &["db", "backup", "d.sqlite", "--store", "good.sqlite"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert!(
+        out.stdout.contains("copied to d.sqlite (12 results)"),
+        "{}",
+        out.stdout
+    );
+    let out = run(dir, &["db", "stats", "--json", "--store", "d.sqlite"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["results"], 12, "{}", out.stdout);
+    let out = run(dir, &["db", "check", "--store", "d.sqlite"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    // A read-write open keeps them all.
+    assert_eq!(Store::open(&d).unwrap().result_count().unwrap(), 12);
+    assert_eq!(Store::open_readonly(&d).unwrap().result_count().unwrap(), 12);
 }
 
 /// The child of `a_new_store_opened_by_many_processes_at_once`: opens the
@@ -188,6 +289,82 @@ fn two_writers_replacing_one_file_at_once() {
     let bytes = std::fs::read(&dest).unwrap();
     assert!(bytes == [0u8; 4096] || bytes == [1u8; 4096]);
     assert_eq!(names(tmp.path()), ["tables.dfpn"]);
+}
+
+fn backup_temps(dir: &Path) -> Vec<String> {
+    names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with(".d.sqlite.backup-"))
+        .collect()
+}
+
+/// Item 8: SIGTERM during `db backup` removes its temporary files and
+/// says so; a later backup removes those of a killed one.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_backup_leaves_nothing() {
+    let tmp = temp_dir("faults-backup-term");
+    let dir = tmp.path();
+    let big = dir.join("big.sqlite");
+    store_with(&big, 1, 3);
+    {
+        // About 200 MB, so that the copy takes a while.
+        let c = rusqlite::Connection::open(&big).unwrap();
+        c.execute_batch(
+            "INSERT INTO runs (id, started, finished, command, host)
+             VALUES ('big', 0, NULL, hex(zeroblob(100000000)), 'h');",
+        )
+        .unwrap();
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_checkers"))
+        .args(["db", "backup", "d.sqlite", "--store", "big.sqlite"])
+        .current_dir(dir)
+        .env_remove("CHECKERS_STORE")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while backup_temps(dir).is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no temporary file");
+        assert!(child.try_wait().unwrap().is_none(), "the backup ended first");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(backup_temps(dir).is_empty(), "{:?}", names(dir));
+    assert!(!dir.join("d.sqlite").exists());
+
+    // What a backup killed with SIGKILL left (named as before), and one of
+    // a process still running: the next backup removes the first only.
+    let dead = {
+        let mut c = Command::new("true").spawn().unwrap();
+        let id = c.id();
+        c.wait().unwrap();
+        id
+    };
+    let alive = std::process::id();
+    for name in [
+        format!(".d.sqlite.backup-{dead}.tmp"),
+        format!(".d.sqlite.backup-{dead}.tmp-journal"),
+        format!(".d.sqlite.backup-{alive}.tmp"),
+    ] {
+        std::fs::write(dir.join(name), b"x").unwrap();
+    }
+    store_with(&dir.join("small.sqlite"), 1, 2);
+    let out = run(dir, &["db", "backup", "d.sqlite", "--store", "small.sqlite"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(
+        backup_temps(dir),
+        [format!(".d.sqlite.backup-{alive}.tmp")]
+    );
 }
 
 /// Item 9: a pipe named like a slice file is refused, not waited on.
