@@ -390,3 +390,27 @@ fn a_pipe_among_the_slice_files_is_refused() {
     assert!(out.stderr.contains("0m1k-0m1k.egdb"), "{}", out.stderr);
     assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
 }
+
+/// Item 10: a match against an engine that never answers is an error,
+/// not a won match.
+#[test]
+fn a_match_against_a_silent_engine_fails() {
+    let tmp = temp_dir("faults-match");
+    let out = run(
+        tmp.path(),
+        &[
+            "match",
+            "--engine-cmd",
+            "sleep 1000",
+            "--games",
+            "2",
+            "--depth",
+            "1",
+            "--engine-margin",
+            "0.3",
+        ],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("never answered"), "{}", out.stderr);
+    assert!(!out.stdout.contains("Elo"), "{}", out.stdout);
+}
