@@ -17,6 +17,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+const WRITER_ENV: &str = "CHECKERS_FAULTS_WRITER";
+const OPEN_ENV: &str = "CHECKERS_FAULTS_OPEN";
+const GO_AT_ENV: &str = "CHECKERS_FAULTS_GO_AT";
+
 fn pos(n: u32) -> Position {
     Position::from_bitboards_unchecked(n & 0xFFF, ((n >> 12) & 0xFF) << 20, 0, Color::Black)
 }
@@ -413,4 +417,72 @@ fn a_match_against_a_silent_engine_fails() {
     assert_eq!(out.code, Some(1), "{out:?}");
     assert!(out.stderr.contains("never answered"), "{}", out.stderr);
     assert!(!out.stdout.contains("Elo"), "{}", out.stdout);
+}
+
+/// Item 11: an error's text is said once.
+#[test]
+fn an_error_is_said_once() {
+    let tmp = temp_dir("faults-texts");
+    let dir = tmp.path();
+    store_with(&dir.join("good.sqlite"), 1, 2);
+    let out = run(
+        dir,
+        &["db", "backup", "nodir/x.sqlite", "--store", "good.sqlite"],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let said = out.stderr.trim();
+    assert_eq!(said.lines().count(), 1, "{said}");
+    let words: Vec<&str> = said.split(": ").collect();
+    let mut once = words.clone();
+    once.dedup();
+    assert_eq!(words, once, "{said}");
+    assert!(
+        said.matches("unable to open").count() + said.matches("No such file").count() == 1,
+        "{said}"
+    );
+}
+
+/// Item 11: the checkpoint's magic is named as text.
+#[test]
+fn a_file_that_is_not_a_checkpoint_is_named_as_text() {
+    let tmp = temp_dir("faults-ckpt");
+    let dir = tmp.path();
+    std::fs::write(dir.join("junk.ckpt"), [b'x'; 200]).unwrap();
+    let out = run(
+        dir,
+        &[
+            "solve",
+            "W:WK1,K3:BK32",
+            "--solver",
+            "dfpn",
+            "--checkpoint",
+            "junk.ckpt",
+        ],
+    );
+    let said = format!("{}{}", out.stdout, out.stderr);
+    assert!(said.contains("not a df-pn checkpoint"), "{said}");
+    assert!(said.contains("\"CKDFPNCP\""), "{said}");
+    assert!(!said.contains("[67, 75"), "{said}");
+}
+
+/// Item 11: `db merge` leaves nothing beside the shards it only reads.
+#[test]
+fn a_merge_leaves_nothing_beside_its_shards() {
+    let tmp = temp_dir("faults-merge");
+    let dir = tmp.path();
+    store_with(&dir.join("a.sqlite"), 1, 3);
+    store_with(&dir.join("b.sqlite"), 10, 3);
+    let out = run(
+        dir,
+        &["db", "merge", "a.sqlite", "b.sqlite", "--store", "m.sqlite"],
+    );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let left: Vec<String> = names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("a.sqlite") || n.starts_with("b.sqlite"))
+        .collect();
+    assert_eq!(left, ["a.sqlite", "b.sqlite"]);
+    let out = run(dir, &["db", "stats", "--json", "--store", "m.sqlite"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["results"], 6);
 }

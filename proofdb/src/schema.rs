@@ -176,6 +176,11 @@ pub enum Mode {
     ReadWrite,
     /// Never write; refuse a missing or out-of-date store.
     ReadOnly,
+    /// [`Mode::ReadOnly`], for a store that no process has open and that
+    /// does not change while it is read (a finished shard): opened with
+    /// `immutable=1`, so SQLite takes no lock and makes no `-wal` or
+    /// `-shm` beside it.
+    Immutable,
 }
 
 /// Identity of an open file (device and inode on Unix).
@@ -240,7 +245,11 @@ pub fn open_connections(
     let first = open_connection(path, mode)?;
     let mut rest = Vec::with_capacity(readers);
     for _ in 0..readers {
-        rest.push(open_connection(path, Mode::ReadOnly)?);
+        let reading = match mode {
+            Mode::ReadWrite => Mode::ReadOnly,
+            other => other,
+        };
+        rest.push(open_connection(path, reading)?);
     }
     let key = file_key(path);
     let count = 1 + readers;
@@ -298,13 +307,25 @@ fn open_reading_id(path: &Path, mode: Mode) -> Result<(Connection, u32)> {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX
         }
-        Mode::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        Mode::ReadOnly | Mode::Immutable => {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        }
     };
     let sq = |e| StoreError::sqlite(path, e);
     let app_id = |c: &Connection| {
         c.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))
             .map(|n| n as u32)
     };
+    if mode == Mode::Immutable {
+        let uri = immutable_uri(path).ok_or_else(|| StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            detail: "the path cannot be written as a URI".into(),
+        })?;
+        let conn = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+            .map_err(sq)?;
+        let app = app_id(&conn).map_err(sq)?;
+        return Ok((conn, app));
+    }
     let conn = Connection::open_with_flags(path, flags).map_err(sq)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
     match app_id(&conn) {
@@ -363,7 +384,7 @@ fn identity(conn: &Connection) -> rusqlite::Result<(u32, u32, i64)> {
 /// [`Mode::ReadWrite`] creates and migrates. In [`Mode::ReadOnly`] never
 /// writes, and reads a complete store in a read-only folder.
 fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
-    if mode == Mode::ReadOnly && !path.exists() {
+    if mode != Mode::ReadWrite && !path.exists() {
         return Err(StoreError::ReadOnly {
             path: path.to_path_buf(),
             detail: "no such file".into(),
@@ -390,7 +411,7 @@ fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
         });
     }
     match mode {
-        Mode::ReadOnly => {
+        Mode::ReadOnly | Mode::Immutable => {
             if version < SCHEMA_VERSION {
                 return Err(StoreError::ReadOnly {
                     path: path.to_path_buf(),
@@ -623,7 +644,7 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return match mode {
                 Mode::ReadWrite => check_side_files(path),
-                Mode::ReadOnly => Err(StoreError::ReadOnly {
+                Mode::ReadOnly | Mode::Immutable => Err(StoreError::ReadOnly {
                     path: path.to_path_buf(),
                     detail: "no such file".into(),
                 }),
@@ -648,7 +669,7 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
     if len == 0 {
         return match mode {
             Mode::ReadWrite => Ok(()),
-            Mode::ReadOnly => Err(StoreError::ReadOnly {
+            Mode::ReadOnly | Mode::Immutable => Err(StoreError::ReadOnly {
                 path: path.to_path_buf(),
                 detail: "empty file".into(),
             }),

@@ -32,8 +32,12 @@ use std::time::Duration;
 pub struct Store {
     path: PathBuf,
     mode: Mode,
-    conn: Mutex<Connection>,
+    /// Declared before `conn`: closed first, so that the write connection
+    /// of a store opened for writing is this process's last and, when no
+    /// other process has the file open, removes the `-wal` and `-shm`
+    /// (a read-only connection leaves them).
     readers: Vec<Mutex<Connection>>,
+    conn: Mutex<Connection>,
     /// Declared last: released after the connections close.
     _hold: FileHold,
 }
@@ -57,6 +61,25 @@ impl Store {
         Store::open_mode(path.as_ref(), Mode::ReadOnly)
     }
 
+    /// Opens an existing store to read it whole, as a finished shard is:
+    /// when nothing lies beside its file (no `-wal`, `-shm` or `-journal`:
+    /// no process has it open, its main file holds everything), immutable
+    /// ([`Mode::Immutable`]: SQLite makes no file beside it, and none is
+    /// left behind); otherwise as [`Store::open_readonly`]. The file must
+    /// not be written while it is open.
+    pub fn open_shard(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        let alone = schema::SIDE_FILES
+            .iter()
+            .all(|s| std::fs::symlink_metadata(schema::side_file(path, s)).is_err());
+        let mode = if alone && path.is_file() {
+            Mode::Immutable
+        } else {
+            Mode::ReadOnly
+        };
+        Store::open_mode(path, mode)
+    }
+
     fn open_mode(path: &Path, mode: Mode) -> Result<Store> {
         let n = std::thread::available_parallelism()
             .map(|n| n.get())
@@ -66,8 +89,8 @@ impl Store {
         Ok(Store {
             path: path.to_path_buf(),
             mode,
-            conn: Mutex::new(conn),
             readers: readers.into_iter().map(Mutex::new).collect(),
+            conn: Mutex::new(conn),
             _hold: hold,
         })
     }
@@ -98,7 +121,7 @@ impl Store {
 
     /// Whether the store was opened read-only.
     pub fn is_readonly(&self) -> bool {
-        self.mode == Mode::ReadOnly
+        self.mode != Mode::ReadWrite
     }
 
     pub(crate) fn sq(&self, e: rusqlite::Error) -> StoreError {
