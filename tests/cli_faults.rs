@@ -144,7 +144,10 @@ fn a_backup_replaces_a_killed_writers_store_whole() {
     assert_eq!(out.code, Some(0), "{out:?}");
     // A read-write open keeps them all.
     assert_eq!(Store::open(&d).unwrap().result_count().unwrap(), 12);
-    assert_eq!(Store::open_readonly(&d).unwrap().result_count().unwrap(), 12);
+    assert_eq!(
+        Store::open_readonly(&d).unwrap().result_count().unwrap(),
+        12
+    );
 }
 
 /// The child of `a_new_store_opened_by_many_processes_at_once`: opens the
@@ -156,7 +159,12 @@ fn child_open() {
         return;
     };
     let at: u128 = std::env::var(GO_AT_ENV).unwrap().parse().unwrap();
-    while SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() < at {
+    while SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        < at
+    {
         std::hint::spin_loop();
     }
     if let Err(e) = Store::open(&path) {
@@ -171,7 +179,11 @@ fn a_new_store_opened_by_many_processes_at_once() {
     let tmp = temp_dir("faults-migrate");
     for round in 0..6 {
         let path = tmp.path().join(format!("n{round}.sqlite"));
-        let at = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() + 300;
+        let at = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+            + 300;
         let children: Vec<Child> = (0..4)
             .map(|_| {
                 this_test("child_open")
@@ -192,7 +204,10 @@ fn a_new_store_opened_by_many_processes_at_once() {
             );
         }
         let s = Store::open_readonly(&path).unwrap();
-        assert_eq!(s.stats().unwrap().schema_version, proofdb::schema::SCHEMA_VERSION);
+        assert_eq!(
+            s.stats().unwrap().schema_version,
+            proofdb::schema::SCHEMA_VERSION
+        );
     }
 }
 
@@ -270,6 +285,58 @@ fn two_builds_of_one_folder_at_once() {
     }
 }
 
+/// Items 5 and 7: two ballot walks at once on one new store (both create
+/// it, and both build the databases they need into one folder), then two
+/// more on the store they made: all four succeed, and leave no temporary
+/// file and nothing beside the store.
+#[test]
+fn two_walks_at_once_on_one_store() {
+    let tmp = temp_dir("faults-walks");
+    let dir = tmp.path();
+    let walk = || {
+        Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args([
+                "ballots",
+                "run",
+                "--store",
+                "s.sqlite",
+                "--egdb-pieces",
+                "3",
+            ])
+            .args(["--line-depth", "6", "--threads", "1", "--ballot", "5"])
+            .args(["--budget", "2", "--position-budget", "1"])
+            .current_dir(dir)
+            .env("CHECKERS_EGDB", dir.join("egdb"))
+            .env_remove("CHECKERS_EGDB_BUILD")
+            .env_remove("CHECKERS_STORE")
+            .env_remove("CHECKERS_DATA")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    for round in 0..2 {
+        let (a, b) = (walk(), walk());
+        for c in [a, b] {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+    let beside: Vec<String> = names(dir)
+        .into_iter()
+        .filter(|n| n.starts_with("s.sqlite"))
+        .collect();
+    assert_eq!(beside, ["s.sqlite", "s.sqlite.dfpn"]);
+    let carried = names(&dir.join("s.sqlite.dfpn"));
+    assert!(carried.iter().all(|n| n.ends_with(".dfpn")), "{carried:?}");
+    let built = names(&dir.join("egdb"));
+    assert!(built.iter().all(|n| n.ends_with(".egdb")), "{built:?}");
+}
+
 /// Item 7: files replaced whole by two writers at once (two walks'
 /// df-pn tables in one carry-over folder) never fail on each other's
 /// temporary file.
@@ -330,8 +397,14 @@ fn an_interrupted_backup_leaves_nothing() {
         .unwrap();
     let start = Instant::now();
     while backup_temps(dir).is_empty() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no temporary file");
-        assert!(child.try_wait().unwrap().is_none(), "the backup ended first");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no temporary file"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the backup ended first"
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
     let term = Command::new("kill")
@@ -363,12 +436,12 @@ fn an_interrupted_backup_leaves_nothing() {
         std::fs::write(dir.join(name), b"x").unwrap();
     }
     store_with(&dir.join("small.sqlite"), 1, 2);
-    let out = run(dir, &["db", "backup", "d.sqlite", "--store", "small.sqlite"]);
-    assert_eq!(out.code, Some(0), "{out:?}");
-    assert_eq!(
-        backup_temps(dir),
-        [format!(".d.sqlite.backup-{alive}.tmp")]
+    let out = run(
+        dir,
+        &["db", "backup", "d.sqlite", "--store", "small.sqlite"],
     );
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(backup_temps(dir), [format!(".d.sqlite.backup-{alive}.tmp")]);
 }
 
 /// Item 9: a pipe named like a slice file is refused, not waited on.
@@ -379,7 +452,14 @@ fn a_pipe_among_the_slice_files_is_refused() {
     let d = tmp.path().join("d");
     let out = run(
         tmp.path(),
-        &["egdb", "build", "--pieces", "2", "--dir", d.to_str().unwrap()],
+        &[
+            "egdb",
+            "build",
+            "--pieces",
+            "2",
+            "--dir",
+            d.to_str().unwrap(),
+        ],
     );
     assert_eq!(out.code, Some(0), "{out:?}");
     let slice = d.join("0m1k-0m1k.egdb");
