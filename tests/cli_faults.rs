@@ -105,7 +105,8 @@ fn start_writer(path: &Path) -> Child {
             return child;
         }
     }
-    panic!("the writer child ended before it was ready");
+    let status = child.wait();
+    panic!("the writer child ended before it was ready: {status:?}");
 }
 
 /// Item 4: `db backup` over a store whose writer was killed (its `-wal`

@@ -73,10 +73,11 @@ pub fn remove_temporaries_of(dest: &Path) -> usize {
     for e in entries.flatten() {
         let file = e.file_name();
         let file = file.to_string_lossy();
-        if is_temporary_of(&file, &name) && e.file_type().is_ok_and(|t| t.is_file()) {
-            if std::fs::remove_file(e.path()).is_ok() {
-                removed += 1;
-            }
+        if is_temporary_of(&file, &name)
+            && e.file_type().is_ok_and(|t| t.is_file())
+            && std::fs::remove_file(e.path()).is_ok()
+        {
+            removed += 1;
         }
     }
     removed

@@ -100,9 +100,7 @@ fn remove_temporaries(dest: &Path, whose: impl Fn(Option<&str>, u32) -> bool) ->
 /// is interrupted and exits. Returns how many were removed.
 pub fn remove_own_temporaries(dest: &Path) -> usize {
     let (me, host) = (std::process::id(), host_tag());
-    remove_temporaries(dest, |h, pid| {
-        pid == me && h.is_none_or(|h| h == host)
-    })
+    remove_temporaries(dest, |h, pid| pid == me && h.is_none_or(|h| h == host))
 }
 
 /// Removes what backups to `dest` of processes of this machine that are
@@ -230,7 +228,10 @@ impl Store {
                 }
             }
         }
-        if let (Ok(a), Ok(b)) = (std::fs::canonicalize(dest), std::fs::canonicalize(self.path())) {
+        if let (Ok(a), Ok(b)) = (
+            std::fs::canonicalize(dest),
+            std::fs::canonicalize(self.path()),
+        ) {
             if a == b {
                 return Err(invalid("a backup cannot replace the store itself".into()));
             }
@@ -323,7 +324,10 @@ mod tests {
 
     #[test]
     fn temporary_names_tell_their_maker() {
-        assert_eq!(owner(".d.sqlite.backup-77.tmp", "d.sqlite"), Some((None, 77)));
+        assert_eq!(
+            owner(".d.sqlite.backup-77.tmp", "d.sqlite"),
+            Some((None, 77))
+        );
         assert_eq!(
             owner(".d.sqlite.backup-77.tmp-journal", "d.sqlite"),
             Some((None, 77))

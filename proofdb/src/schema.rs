@@ -321,8 +321,8 @@ fn open_reading_id(path: &Path, mode: Mode) -> Result<(Connection, u32)> {
             path: path.to_path_buf(),
             detail: "the path cannot be written as a URI".into(),
         })?;
-        let conn = Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
-            .map_err(sq)?;
+        let conn =
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI).map_err(sq)?;
         let app = app_id(&conn).map_err(sq)?;
         return Ok((conn, app));
     }

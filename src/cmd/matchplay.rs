@@ -235,12 +235,12 @@ impl Match<'_> {
                 self.answered
                     .store(true, std::sync::atomic::Ordering::Relaxed);
                 match a_color {
-                Color::Black => {
-                    play_game(ballot.position, &mut *a, &mut *b, self.tc, &self.referee)?
-                }
-                Color::White => {
-                    play_game(ballot.position, &mut *b, &mut *a, self.tc, &self.referee)?
-                }
+                    Color::Black => {
+                        play_game(ballot.position, &mut *a, &mut *b, self.tc, &self.referee)?
+                    }
+                    Color::White => {
+                        play_game(ballot.position, &mut *b, &mut *a, self.tc, &self.referee)?
+                    }
                 }
             }
             // B did not start: it loses the game unplayed.
