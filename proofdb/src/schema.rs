@@ -505,6 +505,10 @@ fn migrate_in_transaction(conn: &Connection, path: &Path) -> Result<()> {
                 expected: APPLICATION_ID,
             });
         }
+        if version == SCHEMA_VERSION {
+            // Another process migrated it meanwhile.
+            return Ok(());
+        }
         for (i, step) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             let to = i as u32 + 1;
             conn.execute_batch(step).map_err(sq)?;
