@@ -108,6 +108,22 @@ fn stdout_failed(why: &str) -> ! {
     std::process::exit(1);
 }
 
+/// An error and its causes, each said once: the library errors put their
+/// cause into their own text (`path: cause`), so a cause whose text is
+/// already said is left out, with the causes below it.
+fn error_text(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if text.contains(&c) {
+            break;
+        }
+        text.push_str(": ");
+        text.push_str(&c);
+    }
+    text
+}
+
 fn main() {
     stdout_errors_end_the_program();
     let cli = Cli::parse();
@@ -146,7 +162,7 @@ fn main() {
             eprintln!("error: {u}");
             std::process::exit(2);
         }
-        eprintln!("checkers: {e:#}");
+        eprintln!("checkers: {}", error_text(&e));
         std::process::exit(1);
     }
 }

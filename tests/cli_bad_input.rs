@@ -175,10 +175,12 @@ fn item_6_the_hub_ends_when_its_input_ends_even_mid_search() {
 
 #[test]
 fn item_7_a_silent_engine_loses_on_time_and_the_match_goes_on() {
+    // It answers the handshake, then never moves. (One that never answers
+    // at all is a misconfigured engine, no match: tests/cli_faults.rs.)
     let r = run(&[
         "match",
         "--engine-cmd",
-        "sleep 1000",
+        "echo wait; echo ready; sleep 1000",
         "--games",
         "2",
         "--depth",

@@ -13,6 +13,7 @@ pub mod egdb;
 pub mod eval;
 pub mod geometry;
 pub mod hash;
+pub mod lockfile;
 pub mod moves;
 pub mod notation;
 pub mod perft;

@@ -15,6 +15,25 @@ pub enum StoreError {
         /// What was found instead.
         detail: String,
     },
+    /// The path names a device, a pipe, a folder or a link to one: a store
+    /// (and each file SQLite keeps beside it) is a regular file or a new
+    /// path. Found by its metadata, without opening it.
+    #[error("{path}: not a regular file ({kind}): a proof store is a regular file or a new path")]
+    NotRegular {
+        /// The path.
+        path: PathBuf,
+        /// What it is ("a FIFO", "a character device", ...).
+        kind: &'static str,
+    },
+    /// The backup's destination is held by another process: the
+    /// files beside it belong to a live connection.
+    #[error("{path}: in use by another process ({side} belongs to its open connection): a backup does not replace a store in use; stop that process or choose another destination")]
+    InUse {
+        /// The destination.
+        path: PathBuf,
+        /// The side files found beside it.
+        side: String,
+    },
     /// The file is an SQLite database made by some other program.
     #[error("{path}: not a proof store (SQLite database with application_id {found:#010x}, expected {expected:#010x})")]
     Foreign {

@@ -10,6 +10,7 @@
 
 #![deny(missing_docs)]
 
+pub mod backup;
 pub mod cache;
 pub mod codec;
 pub mod error;

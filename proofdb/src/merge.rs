@@ -88,7 +88,7 @@ pub fn merge_shard(
             detail: "cannot merge a store into itself".into(),
         });
     }
-    let src = Store::open_readonly(shard)?;
+    let src = Store::open_shard(shard)?;
     src.quick_check()?;
     let mut report = MergeReport::default();
 

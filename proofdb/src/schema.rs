@@ -176,6 +176,11 @@ pub enum Mode {
     ReadWrite,
     /// Never write; refuse a missing or out-of-date store.
     ReadOnly,
+    /// [`Mode::ReadOnly`], for a store that no process has open and that
+    /// does not change while it is read (a finished shard): opened with
+    /// `immutable=1`, so SQLite takes no lock and makes no `-wal` or
+    /// `-shm` beside it.
+    Immutable,
 }
 
 /// Identity of an open file (device and inode on Unix).
@@ -240,7 +245,11 @@ pub fn open_connections(
     let first = open_connection(path, mode)?;
     let mut rest = Vec::with_capacity(readers);
     for _ in 0..readers {
-        rest.push(open_connection(path, Mode::ReadOnly)?);
+        let reading = match mode {
+            Mode::ReadWrite => Mode::ReadOnly,
+            other => other,
+        };
+        rest.push(open_connection(path, reading)?);
     }
     let key = file_key(path);
     let count = 1 + readers;
@@ -298,13 +307,25 @@ fn open_reading_id(path: &Path, mode: Mode) -> Result<(Connection, u32)> {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX
         }
-        Mode::ReadOnly => OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        Mode::ReadOnly | Mode::Immutable => {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        }
     };
     let sq = |e| StoreError::sqlite(path, e);
     let app_id = |c: &Connection| {
         c.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))
             .map(|n| n as u32)
     };
+    if mode == Mode::Immutable {
+        let uri = immutable_uri(path).ok_or_else(|| StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            detail: "the path cannot be written as a URI".into(),
+        })?;
+        let conn =
+            Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI).map_err(sq)?;
+        let app = app_id(&conn).map_err(sq)?;
+        return Ok((conn, app));
+    }
     let conn = Connection::open_with_flags(path, flags).map_err(sq)?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
     match app_id(&conn) {
@@ -339,6 +360,22 @@ fn open_reading_id(path: &Path, mode: Mode) -> Result<(Connection, u32)> {
     }
 }
 
+/// The application id, schema version and table count of the file, read
+/// in one read transaction (so from one snapshot).
+fn identity(conn: &Connection) -> rusqlite::Result<(u32, u32, i64)> {
+    conn.execute_batch("BEGIN DEFERRED;")?;
+    let read = (|| -> rusqlite::Result<(u32, u32, i64)> {
+        let app = conn.query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))? as u32;
+        let version = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as u32;
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+        Ok((app, version, tables))
+    })();
+    let end = conn.execute_batch("COMMIT;");
+    let read = read?;
+    end?;
+    Ok(read)
+}
+
 /// Opens a connection to the store at `path` (the raw file is checked by
 /// [`open_connections`], not here).
 ///
@@ -347,20 +384,17 @@ fn open_reading_id(path: &Path, mode: Mode) -> Result<(Connection, u32)> {
 /// [`Mode::ReadWrite`] creates and migrates. In [`Mode::ReadOnly`] never
 /// writes, and reads a complete store in a read-only folder.
 fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
-    if mode == Mode::ReadOnly && !path.exists() {
+    if mode != Mode::ReadWrite && !path.exists() {
         return Err(StoreError::ReadOnly {
             path: path.to_path_buf(),
             detail: "no such file".into(),
         });
     }
     let sq = |e| StoreError::sqlite(path, e);
-    let (conn, app) = open_reading_id(path, mode)?;
-    let version: u32 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
-        .map_err(sq)? as u32;
-    let tables: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
-        .map_err(sq)?;
+    let (conn, _) = open_reading_id(path, mode)?;
+    // The three in one read transaction, one moment: another process may
+    // be creating the same store at once.
+    let (app, version, tables) = identity(&conn).map_err(sq)?;
     let fresh = app == 0 && version == 0 && tables == 0;
     if !fresh && app != APPLICATION_ID {
         return Err(StoreError::Foreign {
@@ -377,7 +411,7 @@ fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
         });
     }
     match mode {
-        Mode::ReadOnly => {
+        Mode::ReadOnly | Mode::Immutable => {
             if version < SCHEMA_VERSION {
                 return Err(StoreError::ReadOnly {
                     path: path.to_path_buf(),
@@ -388,9 +422,7 @@ fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
             }
         }
         Mode::ReadWrite => {
-            let journal: String = conn
-                .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-                .map_err(sq)?;
+            let journal = wal_mode(&conn).map_err(sq)?;
             if !journal.eq_ignore_ascii_case("wal") {
                 return Err(StoreError::NoWal {
                     path: path.to_path_buf(),
@@ -406,46 +438,109 @@ fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
     Ok(conn)
 }
 
-/// Runs the migration steps after `from`, each in its own transaction.
-fn migrate(conn: &Connection, path: &Path, from: u32) -> Result<()> {
-    let sq = |e| StoreError::sqlite(path, e);
-    // Steps that rebuild a table need foreign keys off (the pragma is a
-    // no-op inside a transaction); each step checks them before it commits.
-    conn.execute_batch("PRAGMA foreign_keys = OFF;")
-        .map_err(sq)?;
-    for (i, step) in MIGRATIONS.iter().enumerate().skip(from as usize) {
-        let to = i as u32 + 1;
-        let done = conn
-            .execute_batch(&format!("BEGIN IMMEDIATE; {step};"))
-            .and_then(|_| match AFTER[i] {
-                Some(after) => after(conn),
-                None => Ok(()),
-            })
-            .and_then(|_| {
-                let broken: i64 =
-                    conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
-                        r.get(0)
-                    })?;
-                if broken > 0 {
-                    return Err(rusqlite::Error::SqliteFailure(
-                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
-                        Some(format!(
-                            "migration to version {to} leaves {broken} broken references"
-                        )),
-                    ));
-                }
-                conn.execute_batch(&format!(
-                    "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {to}; COMMIT;"
-                ))
-            });
-        if let Err(e) = done {
-            let _ = conn.execute_batch("ROLLBACK; PRAGMA foreign_keys = ON;");
-            return Err(sq(e));
+/// `PRAGMA journal_mode = WAL`, tried again while another connection's
+/// lock makes it fail at once (two processes creating the same new file:
+/// SQLite does not call the busy handler for every lock this switch
+/// takes), for up to [`BUSY_TIMEOUT`]. Returns the mode SQLite reports.
+fn wal_mode(conn: &Connection) -> rusqlite::Result<String> {
+    let start = std::time::Instant::now();
+    loop {
+        match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get::<_, String>(0)) {
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) && start.elapsed() < BUSY_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            other => return other,
         }
     }
-    conn.execute_batch("PRAGMA foreign_keys = ON;")
+}
+
+/// Brings the store to [`SCHEMA_VERSION`] in one `BEGIN EXCLUSIVE`
+/// transaction (under the busy timeout: another process migrating or
+/// creating the same file at once is waited for), reading the version
+/// again inside it, so that a step another process committed meanwhile is
+/// not run twice. `from` is the version read before; nothing is done
+/// when it is current.
+fn migrate(conn: &Connection, path: &Path, from: u32) -> Result<()> {
+    if from >= SCHEMA_VERSION {
+        return Ok(());
+    }
+    let sq = |e| StoreError::sqlite(path, e);
+    // Steps that rebuild a table need foreign keys off (the pragma is a
+    // no-op inside a transaction); each step checks them before the next.
+    conn.execute_batch("PRAGMA foreign_keys = OFF;")
         .map_err(sq)?;
-    Ok(())
+    let done = migrate_in_transaction(conn, path);
+    let on = conn.execute_batch("PRAGMA foreign_keys = ON;");
+    done?;
+    on.map_err(sq)
+}
+
+/// The body of [`migrate`]: the transaction, rolled back on any error.
+fn migrate_in_transaction(conn: &Connection, path: &Path) -> Result<()> {
+    let sq = |e| StoreError::sqlite(path, e);
+    conn.execute_batch("BEGIN EXCLUSIVE;").map_err(sq)?;
+    let done = (|| -> Result<()> {
+        let version = conn
+            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+            .map_err(sq)? as u32;
+        let app = conn
+            .query_row("PRAGMA application_id", [], |r| r.get::<_, i64>(0))
+            .map_err(sq)? as u32;
+        if version > SCHEMA_VERSION {
+            return Err(StoreError::TooNew {
+                path: path.to_path_buf(),
+                found: version,
+                known: SCHEMA_VERSION,
+            });
+        }
+        if version > 0 && app != APPLICATION_ID {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+                found: app,
+                expected: APPLICATION_ID,
+            });
+        }
+        if version == SCHEMA_VERSION {
+            // Another process migrated it meanwhile.
+            return Ok(());
+        }
+        for (i, step) in MIGRATIONS.iter().enumerate().skip(version as usize) {
+            let to = i as u32 + 1;
+            conn.execute_batch(step).map_err(sq)?;
+            if let Some(after) = AFTER[i] {
+                after(conn).map_err(sq)?;
+            }
+            let broken: i64 = conn
+                .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                    r.get(0)
+                })
+                .map_err(sq)?;
+            if broken > 0 {
+                return Err(sq(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+                    Some(format!(
+                        "migration to version {to} leaves {broken} broken references"
+                    )),
+                )));
+            }
+        }
+        conn.execute_batch(&format!(
+            "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"
+        ))
+        .map_err(sq)
+    })();
+    match done {
+        Ok(()) => conn.execute_batch("COMMIT;").map_err(sq),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK;");
+            Err(e)
+        }
+    }
 }
 
 /// Migration 2 -> 3, after its SQL: seals every proof tree and its nodes,
@@ -512,6 +607,34 @@ fn check_tables(conn: &Connection, path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The files SQLite keeps beside a store: its write-ahead log, its
+/// index and a rollback journal.
+pub const SIDE_FILES: [&str; 3] = ["-wal", "-shm", "-journal"];
+
+/// `path` with `suffix` appended (one of [`SIDE_FILES`]).
+pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut p = path.as_os_str().to_owned();
+    p.push(suffix);
+    std::path::PathBuf::from(p)
+}
+
+/// Refuses a store whose side files ([`SIDE_FILES`]) are there but are not
+/// regular files (SQLite would open them), by their metadata alone.
+fn check_side_files(path: &Path) -> Result<()> {
+    for suffix in SIDE_FILES {
+        let side = side_file(path, suffix);
+        if let Ok(m) = std::fs::metadata(&side) {
+            if !m.is_file() {
+                return Err(StoreError::NotRegular {
+                    path: side,
+                    kind: engine::durable::kind_of(&m.file_type()),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Looks at the raw file before SQLite does: magic, application id and,
 /// when no write-ahead log is pending, the length the header implies.
 /// Only called when no connection of this process has the file open.
@@ -524,8 +647,8 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return match mode {
-                Mode::ReadWrite => Ok(()),
-                Mode::ReadOnly => Err(StoreError::ReadOnly {
+                Mode::ReadWrite => check_side_files(path),
+                Mode::ReadOnly | Mode::Immutable => Err(StoreError::ReadOnly {
                     path: path.to_path_buf(),
                     detail: "no such file".into(),
                 }),
@@ -539,11 +662,18 @@ fn check_file(path: &Path, mode: Mode) -> Result<()> {
             detail: "it is a directory".into(),
         });
     }
+    if !meta.is_file() {
+        return Err(StoreError::NotRegular {
+            path: path.to_path_buf(),
+            kind: engine::durable::kind_of(&meta.file_type()),
+        });
+    }
+    check_side_files(path)?;
     let len = meta.len();
     if len == 0 {
         return match mode {
             Mode::ReadWrite => Ok(()),
-            Mode::ReadOnly => Err(StoreError::ReadOnly {
+            Mode::ReadOnly | Mode::Immutable => Err(StoreError::ReadOnly {
                 path: path.to_path_buf(),
                 detail: "empty file".into(),
             }),

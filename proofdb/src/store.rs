@@ -32,8 +32,12 @@ use std::time::Duration;
 pub struct Store {
     path: PathBuf,
     mode: Mode,
-    conn: Mutex<Connection>,
+    /// Declared before `conn`: closed first, so that the write connection
+    /// of a store opened for writing is this process's last and, when no
+    /// other process has the file open, removes the `-wal` and `-shm`
+    /// (a read-only connection leaves them).
     readers: Vec<Mutex<Connection>>,
+    conn: Mutex<Connection>,
     /// Declared last: released after the connections close.
     _hold: FileHold,
 }
@@ -57,6 +61,25 @@ impl Store {
         Store::open_mode(path.as_ref(), Mode::ReadOnly)
     }
 
+    /// Opens an existing store to read it whole, as a finished shard is:
+    /// when nothing lies beside its file (no `-wal`, `-shm` or `-journal`:
+    /// no process has it open, its main file holds everything), immutable
+    /// ([`Mode::Immutable`]: SQLite makes no file beside it, and none is
+    /// left behind); otherwise as [`Store::open_readonly`]. The file must
+    /// not be written while it is open.
+    pub fn open_shard(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        let alone = schema::SIDE_FILES
+            .iter()
+            .all(|s| std::fs::symlink_metadata(schema::side_file(path, s)).is_err());
+        let mode = if alone && path.is_file() {
+            Mode::Immutable
+        } else {
+            Mode::ReadOnly
+        };
+        Store::open_mode(path, mode)
+    }
+
     fn open_mode(path: &Path, mode: Mode) -> Result<Store> {
         let n = std::thread::available_parallelism()
             .map(|n| n.get())
@@ -66,8 +89,8 @@ impl Store {
         Ok(Store {
             path: path.to_path_buf(),
             mode,
-            conn: Mutex::new(conn),
             readers: readers.into_iter().map(Mutex::new).collect(),
+            conn: Mutex::new(conn),
             _hold: hold,
         })
     }
@@ -98,7 +121,7 @@ impl Store {
 
     /// Whether the store was opened read-only.
     pub fn is_readonly(&self) -> bool {
-        self.mode == Mode::ReadOnly
+        self.mode != Mode::ReadWrite
     }
 
     pub(crate) fn sq(&self, e: rusqlite::Error) -> StoreError {
@@ -263,93 +286,6 @@ impl Store {
         self.conn()
             .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
             .map_err(|e| self.sq(e))
-    }
-
-    /// Writes a consistent copy of the store, as it is at one moment, to
-    /// `dest` with SQLite's online backup: other processes may go on
-    /// writing meanwhile. The copy is complete in its one file. It is made
-    /// in a temporary file beside `dest`, synced, then renamed over it, so
-    /// `dest` is the whole copy or what it was before. `dest` must be a new
-    /// path or a regular file, and not the store itself.
-    pub fn backup_to(&self, dest: &Path) -> Result<()> {
-        let invalid = |detail: String| StoreError::Invalid {
-            path: dest.to_path_buf(),
-            detail,
-        };
-        match std::fs::metadata(dest) {
-            Ok(m) if !m.is_file() => {
-                return Err(invalid("not a regular file: refusing to replace it".into()))
-            }
-            _ => {}
-        }
-        if let (Ok(a), Ok(b)) = (
-            std::fs::canonicalize(dest),
-            std::fs::canonicalize(&self.path),
-        ) {
-            if a == b {
-                return Err(invalid("a backup cannot replace the store itself".into()));
-            }
-        }
-        let name = dest
-            .file_name()
-            .ok_or_else(|| invalid("not a file name".into()))?
-            .to_string_lossy()
-            .into_owned();
-        let tmp = dest.with_file_name(format!(".{name}.backup-{}.tmp", std::process::id()));
-        let io = |e| StoreError::Io {
-            path: tmp.clone(),
-            source: e,
-        };
-        let _ = std::fs::remove_file(&tmp);
-        let made = (|| -> Result<()> {
-            let sq = |e| StoreError::sqlite(&tmp, e);
-            let mut out = Connection::open(&tmp).map_err(sq)?;
-            {
-                let src = self.reader();
-                let b = rusqlite::backup::Backup::new(&src, &mut out).map_err(sq)?;
-                // All pages in one step: one read transaction, one moment.
-                loop {
-                    match b.step(-1).map_err(sq)? {
-                        rusqlite::backup::StepResult::Done => break,
-                        _ => std::thread::sleep(Duration::from_millis(50)),
-                    }
-                }
-            }
-            // The copy keeps the store's WAL mode; leave nothing in a log.
-            out.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-                .map_err(sq)?;
-            out.close().map_err(|(_, e)| sq(e))?;
-            std::fs::File::open(&tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(io)?;
-            Ok(())
-        })();
-        let side = |suffix: &str| {
-            let mut p = tmp.as_os_str().to_owned();
-            p.push(suffix);
-            PathBuf::from(p)
-        };
-        let _ = std::fs::remove_file(side("-wal"));
-        let _ = std::fs::remove_file(side("-shm"));
-        if let Err(e) = made {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e);
-        }
-        std::fs::rename(&tmp, dest).map_err(|e| StoreError::Io {
-            path: dest.to_path_buf(),
-            source: e,
-        })?;
-        if let Some(dir) = dest.parent() {
-            let dir = if dir.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                dir
-            };
-            if let Ok(d) = std::fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
-        }
-        Ok(())
     }
 
     /// Whether `pos` has a row (any outcome, proved or not).

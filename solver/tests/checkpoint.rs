@@ -185,14 +185,16 @@ fn a_failed_write_names_the_file_and_keeps_the_last_checkpoint() {
     assert!(e.to_string().contains("x.ckpt"), "{e}");
     assert!(!path.exists());
 
-    let path = scratch("kept.ckpt");
-    let good = good_file(&path);
-    let tmp = scratch("kept.ckpt.tmp");
-    std::fs::create_dir_all(&tmp).unwrap(); // the temporary file cannot be made
+    // A name the system takes, whose temporary name (the name with
+    // `.PID-N.tmp` appended) is too long: the temporary file cannot be made.
+    let name = format!("{}.ckpt", "k".repeat(245));
+    let path = scratch(&name);
+    let good = good_file(&scratch("kept.ckpt"));
+    std::fs::rename(scratch("kept.ckpt"), &path).unwrap();
     let e = prover(1).save_checkpoint(&path, CONTEXT).unwrap_err();
-    assert!(e.to_string().contains("kept.ckpt.tmp"), "{e}");
+    assert!(e.to_string().contains(&format!("{name}.")), "{e}");
+    assert!(e.to_string().contains(".tmp"), "{e}");
     assert_eq!(std::fs::read(&path).unwrap(), good);
-    let _ = std::fs::remove_dir(&tmp);
     let _ = std::fs::remove_file(&path);
 }
 

@@ -108,18 +108,44 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         DbCommand::Export { store, format, out } => export(&store, format, out),
         DbCommand::Merge { shards, store } => merge(&store, &shards),
         DbCommand::Check { store, proofs } => check(&store, proofs),
-        DbCommand::Backup { dest, store } => {
-            let s = open_existing(&store)?;
-            s.backup_to(&dest)?;
-            let n = Store::open_readonly(&dest)?.result_count()?;
-            emit(&format!(
-                "{}: copied to {} ({n} results)\n",
-                s.path().display(),
-                dest.display()
-            ))
-        }
+        DbCommand::Backup { dest, store } => backup(&store, &dest),
         DbCommand::Bench { results, dir } => bench(results, dir),
     }
+}
+
+/// `db backup`: the copy, its result count read from the copy itself.
+/// SIGTERM or SIGINT meanwhile removes the copy's temporary files, says
+/// so and exits with 128 + the signal's number.
+fn backup(store: &StoreArg, dest: &std::path::Path) -> anyhow::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    let signals_handle = signals.handle();
+    let watched = dest.to_path_buf();
+    let watcher = std::thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            let removed = proofdb::backup::remove_own_temporaries(&watched);
+            let name = if sig == SIGTERM { "SIGTERM" } else { "SIGINT" };
+            eprintln!(
+                "checkers: interrupted by {name}: the backup to {} was abandoned, \
+                 its {removed} temporary file(s) removed",
+                watched.display()
+            );
+            std::process::exit(128 + sig);
+        }
+    });
+    let copied = (|| -> anyhow::Result<(PathBuf, u64)> {
+        let s = open_existing(store)?;
+        let n = s.backup_to(dest)?;
+        Ok((s.path().to_path_buf(), n))
+    })();
+    signals_handle.close();
+    let _ = watcher.join();
+    let (from, n) = copied?;
+    emit(&format!(
+        "{}: copied to {} ({n} results)\n",
+        from.display(),
+        dest.display()
+    ))
 }
 
 fn check(store: &StoreArg, proofs: bool) -> anyhow::Result<()> {

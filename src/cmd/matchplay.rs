@@ -182,6 +182,11 @@ struct Match<'a> {
     name_b: String,
     total: usize,
     done: std::sync::atomic::AtomicUsize,
+    /// Whether the engine of --engine-cmd started (answered `hub` and
+    /// `init`) in at least one game.
+    answered: std::sync::atomic::AtomicBool,
+    /// Why it did not, the last time.
+    silent: std::sync::Mutex<Option<String>>,
 }
 
 impl Match<'_> {
@@ -226,17 +231,22 @@ impl Match<'_> {
             ),
         };
         let (game, end) = match self.player_b() {
-            Ok(mut b) => match a_color {
-                Color::Black => {
-                    play_game(ballot.position, &mut *a, &mut *b, self.tc, &self.referee)?
+            Ok(mut b) => {
+                self.answered
+                    .store(true, std::sync::atomic::Ordering::Relaxed);
+                match a_color {
+                    Color::Black => {
+                        play_game(ballot.position, &mut *a, &mut *b, self.tc, &self.referee)?
+                    }
+                    Color::White => {
+                        play_game(ballot.position, &mut *b, &mut *a, self.tc, &self.referee)?
+                    }
                 }
-                Color::White => {
-                    play_game(ballot.position, &mut *b, &mut *a, self.tc, &self.referee)?
-                }
-            },
+            }
             // B did not start: it loses the game unplayed.
             Err(PlayError::Forfeit(f)) => {
                 eprintln!("checkers: {f}: it loses the game");
+                *self.silent.lock().unwrap_or_else(|e| e.into_inner()) = Some(f.to_string());
                 let end = GameEnd {
                     outcome: GameOutcome::win_for(a_color),
                     reason: f.reason,
@@ -381,11 +391,30 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         },
         total: jobs.len(),
         done: std::sync::atomic::AtomicUsize::new(0),
+        answered: std::sync::atomic::AtomicBool::new(false),
+        silent: std::sync::Mutex::new(None),
     };
     let results = play_all(&jobs, args.threads, |p| {
         m.play((p.number, &ballots[p.opening], p.a_color))
     })?;
     let games = results.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
+    // An engine that never once started is misconfigured: its forfeits
+    // are no result. (One that started and then failed loses those games.)
+    if let Some(cmd) = &args.engine_cmd {
+        if !games.is_empty() && !m.answered.load(std::sync::atomic::Ordering::Relaxed) {
+            let why = m
+                .silent
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .unwrap_or_default();
+            anyhow::bail!(
+                "engine {cmd:?} never answered in {} game(s) ({why}): no match was played; \
+                 check --engine-cmd",
+                games.len()
+            );
+        }
+    }
     let mut tally = Tally::default();
     let mut times = [MoveTimes::default(); 2];
     for g in &games {

@@ -881,7 +881,12 @@ fn build_decoding_from(
             decoded_for = Some(s.pieces());
             decode_reads_ahead(db, &todo[i..], progress, memory, pays_from)?;
         }
-        build_slice(s, db, progress, memory, i + 1, of)?;
+        // One build of a slice at a time: another process may have built
+        // it while this one waited for its lock.
+        let turn = super::build_lock::take_turn(db, s, progress)?;
+        if turn.built_meanwhile.is_none() {
+            build_slice(s, db, progress, memory, i + 1, of)?;
+        }
     }
     // What the caller decodes is its own choice.
     db.unpack(0)?;
@@ -1100,7 +1105,11 @@ pub fn build_one(
             });
         }
     }
-    build_slice(slice, &mut db, progress, memory, 1, 1)
+    let turn = super::build_lock::take_turn(&mut db, slice, progress)?;
+    match turn.built_meanwhile {
+        Some(stats) => Ok(stats),
+        None => build_slice(slice, &mut db, progress, memory, 1, 1),
+    }
 }
 
 #[cfg(test)]

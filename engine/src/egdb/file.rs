@@ -49,7 +49,10 @@ pub fn index_len(nblocks: u64) -> u64 {
 pub fn old_version(path: &Path) -> Option<u32> {
     use std::io::Read;
     let mut head = [0u8; 12];
-    File::open(path).ok()?.read_exact(&mut head).ok()?;
+    crate::durable::open_regular(path)
+        .ok()?
+        .read_exact(&mut head)
+        .ok()?;
     let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
     (head[..8] == MAGIC && version < VERSION).then_some(version)
 }
@@ -394,7 +397,7 @@ impl Arena {
             let _ = map.advise(memmap2::Advice::HugePage);
         }
         for (p, r) in paths.iter().zip(&ranges) {
-            let mut f = File::open(p).map_err(io(p))?;
+            let mut f = crate::durable::open_regular(p).map_err(io(p))?;
             f.read_exact(&mut map[r.clone()]).map_err(io(p))?;
         }
         let map = map.make_read_only().map_err(io(Path::new("<memory>")))?;
@@ -535,7 +538,8 @@ impl SliceFile {
     /// Opens and checks `path`, expected to hold `slice`: magic, version,
     /// slice description, sizes, layout and checksum.
     pub fn open(path: &Path, slice: SliceKey) -> Result<SliceFile, EgdbError> {
-        let f = File::open(path).map_err(|error| EgdbError::Io {
+        // Checked by its metadata first: a pipe would block the open.
+        let f = crate::durable::open_regular(path).map_err(|error| EgdbError::Io {
             path: path.to_path_buf(),
             error,
         })?;

@@ -26,6 +26,7 @@
 
 pub mod bitbase;
 pub mod build;
+pub mod build_lock;
 mod build_order;
 pub mod codec;
 pub mod file;

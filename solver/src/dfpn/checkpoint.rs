@@ -72,7 +72,10 @@ pub enum CheckpointError {
         source: std::io::Error,
     },
     /// The file does not start as a checkpoint does.
-    #[error("{path}: not a df-pn checkpoint (it does not start with {MAGIC:?})")]
+    #[error(
+        "{path}: not a df-pn checkpoint (it does not start with \"{}\")",
+        String::from_utf8_lossy(MAGIC)
+    )]
     NotCheckpoint {
         /// The file.
         path: PathBuf,
