@@ -21,6 +21,9 @@ const CHUNK: usize = 16 * 1024;
 /// closes, so that the client sees the refusal rather than a reset.
 const DRAIN: usize = 256 * 1024;
 
+/// Most time spent reading and dropping them.
+const DRAIN_TIME: Duration = Duration::from_secs(2);
+
 /// Serves `stream` until the client closes it, falls idle, breaks the
 /// protocol or stops reading.
 pub fn serve(stream: TcpStream, limits: &HttpLimits, jobs: &Sender<Job>) {
@@ -86,6 +89,10 @@ impl Conn<'_> {
         loop {
             if !self.buf.is_empty() {
                 match head::parse(&self.buf, self.limits.max_body) {
+                    Parsed::Complete(_, used) if used > self.limits.max_head => {
+                        let e = ApiError::HeadTooLarge(self.limits.max_head);
+                        return self.refuse(Refusal::Refused(e));
+                    }
                     Parsed::Complete(head, used) => {
                         self.buf.drain(..used);
                         return Some(head);
@@ -181,8 +188,8 @@ impl Conn<'_> {
     }
 
     /// Sends the answer for `refusal`, then reads and drops a little of
-    /// what the client still sends (so that it sees the answer, not a
-    /// reset) and closes. Always `None`: the connection is done.
+    /// what the client still sends (at most [`DRAIN`] bytes for
+    /// [`DRAIN_TIME`], so that it sees the answer, not a reset) and closes. Always `None`: the connection is done.
     fn refuse(&mut self, refusal: Refusal) -> Option<Head> {
         let bytes = match refusal {
             Refusal::Malformed => answer::malformed(),
@@ -190,9 +197,13 @@ impl Conn<'_> {
         };
         if self.send(&[&bytes]) {
             let _ = self.stream.shutdown(Shutdown::Write);
+            let deadline = Instant::now() + DRAIN_TIME;
             let mut drained = 0;
             self.buf.clear();
-            while drained < DRAIN && self.read_more(Duration::from_secs(1)) {
+            while let Some(wait) = deadline.checked_duration_since(Instant::now()) {
+                if drained >= DRAIN || !self.read_more(wait) {
+                    break;
+                }
                 drained += self.buf.len();
                 self.buf.clear();
             }

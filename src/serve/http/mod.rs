@@ -19,6 +19,8 @@ pub mod answer;
 pub mod conn;
 pub mod head;
 pub mod queue;
+#[cfg(test)]
+mod tests;
 
 use super::Browser;
 use std::net::{SocketAddr, TcpListener};
@@ -117,7 +119,11 @@ impl Server {
             .name("serve-accept".into())
             .spawn(move || acceptor.run())
             .map_err(ServeError::Thread)?;
-        queue::answer_all(browser, queue, budget);
+        queue::answer_all(
+            |method, target| browser.handle(method, target),
+            queue,
+            budget,
+        );
         Ok(())
     }
 }

@@ -1,9 +1,9 @@
 //! The requests that connections hand to the one thread that holds the
-//! [`Browser`] (it is not `Sync`: its `Arc<dyn Oracle>` is neither `Send`
+//! [`crate::serve::Browser`] (it is not `Sync`: its `Arc<dyn Oracle>` is neither `Send`
 //! nor `Sync`), and the bound on the answers' bytes that wait to be sent.
 
 use crate::serve::error::ApiError;
-use crate::serve::{Browser, Reply};
+use crate::serve::Reply;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
@@ -38,15 +38,16 @@ impl Drop for Held {
     }
 }
 
-/// Answers each job in turn with `browser` until every sender is gone.
+/// Answers each job in turn with `handle` (the routes: method, target)
+/// until every sender is gone.
 /// While the bodies of answers not yet sent (slow or stalled readers)
 /// hold more than `budget` bytes, a new reply that would go past it is
 /// replaced by a short 503; a reply alone is always sent, so one answer
 /// larger than the budget still goes out when nothing else waits.
-pub fn answer_all(browser: &Browser, jobs: Receiver<Job>, budget: usize) {
+pub fn answer_all(handle: impl Fn(&str, &str) -> Reply, jobs: Receiver<Job>, budget: usize) {
     let count = Arc::new(AtomicUsize::new(0));
     for job in jobs {
-        let reply = browser.handle(&job.method, &job.target);
+        let reply = handle(&job.method, &job.target);
         let answer = hold(&count, reply, budget);
         // A connection that went away no longer waits: its answer drops.
         let _ = job.answer_to.send(answer);
