@@ -5,7 +5,7 @@
 //! client that is slow, silent or never reads holds only this thread.
 
 use super::answer::{self, Then};
-use super::head::{self, Head, Parsed, Refusal};
+use super::head::{self, BadHead, Head, Parsed};
 use super::queue::Job;
 use super::HttpLimits;
 use crate::serve::error::ApiError;
@@ -91,7 +91,7 @@ impl Conn<'_> {
                 match head::parse(&self.buf, self.limits.max_body) {
                     Parsed::Complete(_, used) if used > self.limits.max_head => {
                         let e = ApiError::HeadTooLarge(self.limits.max_head);
-                        return self.refuse(Refusal::Refused(e));
+                        return self.refuse(BadHead::Refused(e));
                     }
                     Parsed::Complete(head, used) => {
                         self.buf.drain(..used);
@@ -100,7 +100,7 @@ impl Conn<'_> {
                     Parsed::Bad(refusal) => return self.refuse(refusal),
                     Parsed::Partial if self.buf.len() >= self.limits.max_head => {
                         let e = ApiError::HeadTooLarge(self.limits.max_head);
-                        return self.refuse(Refusal::Refused(e));
+                        return self.refuse(BadHead::Refused(e));
                     }
                     Parsed::Partial => {}
                 }
@@ -190,10 +190,10 @@ impl Conn<'_> {
     /// Sends the answer for `refusal`, then reads and drops a little of
     /// what the client still sends (at most [`DRAIN`] bytes for
     /// [`DRAIN_TIME`], so that it sees the answer, not a reset) and closes. Always `None`: the connection is done.
-    fn refuse(&mut self, refusal: Refusal) -> Option<Head> {
+    fn refuse(&mut self, refusal: BadHead) -> Option<Head> {
         let bytes = match refusal {
-            Refusal::Malformed => answer::malformed(),
-            Refusal::Refused(e) => answer::refusal(&e),
+            BadHead::Malformed => answer::malformed(),
+            BadHead::Refused(e) => answer::refusal(&e),
         };
         if self.send(&[&bytes]) {
             let _ = self.stream.shutdown(Shutdown::Write);

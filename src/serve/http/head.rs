@@ -31,7 +31,7 @@ pub struct Head {
 /// Why a head is refused: the status and, but for a plain 400, the
 /// error that names the problem in the answer's JSON.
 #[derive(Debug)]
-pub enum Refusal {
+pub enum BadHead {
     /// Not HTTP/1.x as `httparse` reads it: 400 with an empty body (as
     /// the server always answered malformed requests).
     Malformed,
@@ -47,7 +47,7 @@ pub enum Parsed {
     /// Not all of it yet.
     Partial,
     /// It cannot be served.
-    Bad(Refusal),
+    Bad(BadHead),
 }
 
 /// Reads the head at the start of `buf`; bodies longer than `max_body`
@@ -59,12 +59,12 @@ pub fn parse(buf: &[u8], max_body: u64) -> Parsed {
         Ok(httparse::Status::Complete(n)) => n,
         Ok(httparse::Status::Partial) => return Parsed::Partial,
         Err(httparse::Error::TooManyHeaders) => {
-            return Parsed::Bad(Refusal::Refused(ApiError::TooManyHeaders(MAX_HEADERS)))
+            return Parsed::Bad(BadHead::Refused(ApiError::TooManyHeaders(MAX_HEADERS)))
         }
-        Err(_) => return Parsed::Bad(Refusal::Malformed),
+        Err(_) => return Parsed::Bad(BadHead::Malformed),
     };
     let (Some(method), Some(target), Some(version)) = (req.method, req.path, req.version) else {
-        return Parsed::Bad(Refusal::Malformed);
+        return Parsed::Bad(BadHead::Malformed);
     };
     let mut head = Head {
         method: method.to_string(),
@@ -85,7 +85,7 @@ pub fn parse(buf: &[u8], max_body: u64) -> Parsed {
                 Err(r) => return Parsed::Bad(r),
             }
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
-            return Parsed::Bad(Refusal::Refused(ApiError::EncodedBody(value.to_string())));
+            return Parsed::Bad(BadHead::Refused(ApiError::EncodedBody(value.to_string())));
         } else if name.eq_ignore_ascii_case("connection") {
             for token in value.split(',').map(str::trim) {
                 if token.eq_ignore_ascii_case("close") {
@@ -101,7 +101,7 @@ pub fn parse(buf: &[u8], max_body: u64) -> Parsed {
     }
     head.body = length.unwrap_or(0);
     if head.body > max_body {
-        return Parsed::Bad(Refusal::Refused(ApiError::BodyTooLarge {
+        return Parsed::Bad(BadHead::Refused(ApiError::BodyTooLarge {
             length: value_text(length),
             limit: max_body,
         }));
@@ -111,13 +111,13 @@ pub fn parse(buf: &[u8], max_body: u64) -> Parsed {
 
 /// A `Content-Length` value: digits only, the same as an earlier one.
 /// Past `u64` it is still a length, too large for any limit.
-fn read_length(value: &str, earlier: Option<u64>) -> Result<u64, Refusal> {
+fn read_length(value: &str, earlier: Option<u64>) -> Result<u64, BadHead> {
     if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(Refusal::Malformed);
+        return Err(BadHead::Malformed);
     }
     let n = value.parse::<u64>().unwrap_or(u64::MAX);
     match earlier {
-        Some(m) if m != n => Err(Refusal::Malformed),
+        Some(m) if m != n => Err(BadHead::Malformed),
         _ => Ok(n),
     }
 }
@@ -142,7 +142,7 @@ mod tests {
         }
     }
 
-    fn refused(raw: &str) -> Refusal {
+    fn refused(raw: &str) -> BadHead {
         match parse(raw.as_bytes(), 8192) {
             Parsed::Bad(r) => r,
             other => panic!("{raw:?}: {other:?}"),
@@ -185,13 +185,13 @@ mod tests {
             let raw = format!("GET / HTTP/1.1\r\nContent-Length: {length}\r\n\r\n");
             let r = refused(&raw);
             assert!(
-                matches!(&r, Refusal::Refused(e) if e.status() == 413),
+                matches!(&r, BadHead::Refused(e) if e.status() == 413),
                 "{length}: {r:?}"
             );
         }
         let r = refused("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
         assert!(
-            matches!(&r, Refusal::Refused(e) if e.status() == 413),
+            matches!(&r, BadHead::Refused(e) if e.status() == 413),
             "{r:?}"
         );
     }
@@ -206,12 +206,12 @@ mod tests {
             "GET / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
             "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
         ] {
-            assert!(matches!(refused(raw), Refusal::Malformed), "{raw:?}");
+            assert!(matches!(refused(raw), BadHead::Malformed), "{raw:?}");
         }
         let many = format!(
             "GET / HTTP/1.1\r\n{}\r\n",
             "A: b\r\n".repeat(MAX_HEADERS + 1)
         );
-        assert!(matches!(refused(&many), Refusal::Refused(e) if e.status() == 431));
+        assert!(matches!(refused(&many), BadHead::Refused(e) if e.status() == 431));
     }
 }

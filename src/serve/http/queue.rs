@@ -15,12 +15,12 @@ pub struct Job {
     /// The request target (path and query).
     pub target: String,
     /// The connection waiting for the answer.
-    pub answer_to: SyncSender<Answer>,
+    pub answer_to: SyncSender<HeldReply>,
 }
 
 /// A route's reply on its way to a connection; its body counts against
 /// the budget of [`answer_all`] until this is dropped (sent or not).
-pub struct Answer {
+pub struct HeldReply {
     /// The reply.
     pub reply: Reply,
     _held: Held,
@@ -55,7 +55,7 @@ pub fn answer_all(handle: impl Fn(&str, &str) -> Reply, jobs: Receiver<Job>, bud
 }
 
 /// `reply` counted against `budget`, or the 503 that replaces it.
-fn hold(count: &Arc<AtomicUsize>, reply: Reply, budget: usize) -> Answer {
+fn hold(count: &Arc<AtomicUsize>, reply: Reply, budget: usize) -> HeldReply {
     let bytes = reply.body.len();
     let before = count.fetch_add(bytes, Ordering::SeqCst);
     if before > 0 && before + bytes > budget {
@@ -65,7 +65,7 @@ fn hold(count: &Arc<AtomicUsize>, reply: Reply, budget: usize) -> Answer {
         )));
         let bytes = busy.body.len();
         count.fetch_add(bytes, Ordering::SeqCst);
-        return Answer {
+        return HeldReply {
             reply: busy,
             _held: Held {
                 count: Arc::clone(count),
@@ -73,7 +73,7 @@ fn hold(count: &Arc<AtomicUsize>, reply: Reply, budget: usize) -> Answer {
             },
         };
     }
-    Answer {
+    HeldReply {
         reply,
         _held: Held {
             count: Arc::clone(count),
