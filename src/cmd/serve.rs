@@ -58,6 +58,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     .and_then(|_| out.flush())
     .context("writing standard output")?;
     drop(out);
-    server.run(&browser);
+    server.run(&browser)?;
     Ok(())
 }

@@ -49,6 +49,28 @@ pub enum ApiError {
     /// Only GET (and HEAD) are served.
     #[error("method {0} not allowed: the browser only reads")]
     Method(String),
+    /// A request body longer than the server passes over (the API takes
+    /// none); refused before it is read.
+    #[error("a request body of {length} bytes is refused: the API takes no body (at most {limit} bytes are passed over)")]
+    BodyTooLarge {
+        /// The `Content-Length` sent.
+        length: String,
+        /// The most the server reads.
+        limit: u64,
+    },
+    /// A request body sent with a transfer coding (its length is not
+    /// known before it is read).
+    #[error("a request body sent as Transfer-Encoding {0:?} is refused: the API takes no body")]
+    EncodedBody(String),
+    /// A request head longer than the server reads.
+    #[error("the request head is longer than {0} bytes")]
+    HeadTooLarge(usize),
+    /// More header fields than the server reads.
+    #[error("the request has more than {0} header fields")]
+    TooManyHeaders(usize),
+    /// The server is at its limit (connections, or answers not yet sent).
+    #[error("the server is busy ({0}); try again")]
+    Busy(String),
     /// The store could not be read.
     #[error(transparent)]
     Store(#[from] proofdb::StoreError),
@@ -59,8 +81,9 @@ pub enum ApiError {
 
 impl ApiError {
     /// The HTTP status for this error: 400 for bad input, 404 for what
-    /// does not exist, 405 for a method other than GET, 500 for a store
-    /// that cannot be read.
+    /// does not exist, 405 for a method other than GET, 413 for a request
+    /// body, 431 for a request head too long, 500 for a store that cannot
+    /// be read, 503 for a server at its limit.
     pub fn status(&self) -> u16 {
         match self {
             ApiError::MissingParam(_)
@@ -71,6 +94,9 @@ impl ApiError {
             | ApiError::NoMainLine { .. }
             | ApiError::NotFound(_) => 404,
             ApiError::Method(_) => 405,
+            ApiError::BodyTooLarge { .. } | ApiError::EncodedBody(_) => 413,
+            ApiError::HeadTooLarge(_) | ApiError::TooManyHeaders(_) => 431,
+            ApiError::Busy(_) => 503,
             ApiError::Store(_) | ApiError::Json(_) => 500,
         }
     }
