@@ -74,7 +74,11 @@ impl Digit {
     /// The digit of `set` (absolute frame), if it is an allowed set.
     #[inline(always)]
     fn of(&self, set: u32) -> Option<u64> {
-        let own = if self.reversed { set.reverse_bits() } else { set };
+        let own = if self.reversed {
+            set.reverse_bits()
+        } else {
+            set
+        };
         let r = colex(own).checked_sub(self.base)?;
         (r < self.radix).then_some(r)
     }
@@ -372,7 +376,13 @@ impl Layout {
 /// The `radix` allowed sets of `count` squares below bit `universe_bits`
 /// from colex rank `base` on, in rank order (absolute frame: reversed
 /// from White's when `reversed`).
-fn enumerate_sets(count: u32, universe_bits: u32, base: u64, radix: u64, reversed: bool) -> Vec<u32> {
+fn enumerate_sets(
+    count: u32,
+    universe_bits: u32,
+    base: u64,
+    radix: u64,
+    reversed: bool,
+) -> Vec<u32> {
     if count == 0 {
         return vec![0];
     }
@@ -381,7 +391,11 @@ fn enumerate_sets(count: u32, universe_bits: u32, base: u64, radix: u64, reverse
     let mut out = Vec::with_capacity(radix as usize);
     let mut x: u64 = (1u64 << count) - 1;
     let mut rank = 0u64;
-    let limit = if universe_bits >= 32 { 1u64 << 32 } else { 1u64 << universe_bits };
+    let limit = if universe_bits >= 32 {
+        1u64 << 32
+    } else {
+        1u64 << universe_bits
+    };
     while x < limit && (out.len() as u64) < radix {
         if rank >= base {
             let set = x as u32;
@@ -406,7 +420,13 @@ mod tests {
     /// place, which gives the position back.
     #[test]
     fn places_round_trip() {
-        for name in ["1m1k@3-0m2k", "2m0k@4-1m1k@2", "0m2k-0m2k", "2m1k@6-2m0k@5", "3m0k@5-1m0k@6"] {
+        for name in [
+            "1m1k@3-0m2k",
+            "2m0k@4-1m1k@2",
+            "0m2k-0m2k",
+            "2m1k@6-2m0k@5",
+            "3m0k@5-1m0k@6",
+        ] {
             let slice = SliceKey::parse(name).unwrap();
             let layout = Layout::new(slice);
             for (t, key) in slice.tables().into_iter().enumerate() {
@@ -416,7 +436,10 @@ mod tests {
                     let (b, w, k, _) = board.parts();
                     let (c, s) = layout.place(b, w, k).expect("a place");
                     let ctx = layout.context(c).expect("a valid context");
-                    assert!(layout.set_squares(&ctx) & (1 << s) != 0, "{name}: {s} allowed");
+                    assert!(
+                        layout.set_squares(&ctx) & (1 << s) != 0,
+                        "{name}: {s} allowed"
+                    );
                     assert!(layout.canonical_squares(&ctx) & (1 << s) != 0);
                     let side = if t == 0 { Color::Black } else { Color::White };
                     assert_eq!(layout.position(&ctx, s, side), board.with_side(side));
@@ -435,7 +458,9 @@ mod tests {
             let mut places = 0u64;
             let mut canonical = 0u64;
             for c in 0..layout.contexts() {
-                let Some(ctx) = layout.context(c) else { continue };
+                let Some(ctx) = layout.context(c) else {
+                    continue;
+                };
                 let squares = layout.set_squares(&ctx);
                 let mut bits = squares;
                 while bits != 0 {

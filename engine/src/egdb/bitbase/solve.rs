@@ -75,7 +75,6 @@ pub fn build_memory(slice: SliceKey) -> u64 {
     Layout::new(slice).contexts() * 2 * std::mem::size_of::<Cell>() as u64
 }
 
-
 fn colour_of(side: usize) -> Color {
     if side == 0 {
         Color::Black
@@ -217,7 +216,11 @@ impl Solver<'_> {
                 bits &= bits - 1;
                 let bit = 1u32 << s;
                 let pos = layout.position(&ctx, s, x);
-                let view = if x == Color::Black { pos } else { pos.flipped() };
+                let view = if x == Color::Black {
+                    pos
+                } else {
+                    pos.flipped()
+                };
                 debug_assert_eq!(view.black_has_capture_flat(), captures & bit != 0);
                 if captures & bit != 0 {
                     list.clear();
@@ -271,7 +274,9 @@ impl Solver<'_> {
                 let bit = 1u32 << s;
                 let (c0, s0) = if mirrored {
                     let (b, w, k, _) = layout.position(&ctx, s, x).flipped().parts();
-                    layout.place(b, w, k).expect("a position of the slice has a place")
+                    layout
+                        .place(b, w, k)
+                        .expect("a position of the slice has a place")
                 } else {
                     layout.canonical_place(c, &ctx, s)
                 };
@@ -308,7 +313,9 @@ impl Solver<'_> {
             return 0;
         }
         let layout = &self.layout;
-        let Some(ctx) = layout.context(c) else { return 0 };
+        let Some(ctx) = layout.context(c) else {
+            return 0;
+        };
         let x = colour_of(side);
         let other = &self.cells[1 - side];
         if layout.set_colour() == x {
@@ -350,7 +357,9 @@ impl Solver<'_> {
     /// them, its wins mark them for a loss check.
     fn predecessors(&self, e: &Entry, targets: &mut Vec<Target>) {
         let layout = &self.layout;
-        let Some(ctx) = layout.context(e.context) else { return };
+        let Some(ctx) = layout.context(e.context) else {
+            return;
+        };
         let side = 1 - e.side as usize; // the predecessors' side to move
         let x = colour_of(side);
         if layout.set_colour() == x {
@@ -392,7 +401,9 @@ impl Solver<'_> {
     fn apply(&self, targets: &[Target], dirty: &[Vec<AtomicU64>; 2], next: &mut Vec<Entry>) {
         let mut touched = 0u32;
         for t in targets {
-            touched ^= self.cells[t.side as usize][t.context as usize].win.load(Relaxed);
+            touched ^= self.cells[t.side as usize][t.context as usize]
+                .win
+                .load(Relaxed);
         }
         std::hint::black_box(touched);
         for t in targets {
@@ -511,7 +522,9 @@ pub fn solve_slice(
 
     // Levels. The first checks every word for losses.
     let dirty: [Vec<AtomicU64>; 2] = std::array::from_fn(|_| {
-        (0..n.div_ceil(64)).map(|_| AtomicU64::new(u64::MAX)).collect()
+        (0..n.div_ceil(64))
+            .map(|_| AtomicU64::new(u64::MAX))
+            .collect()
     });
     let mut frontier: Vec<Entry> = (0..chunks)
         .into_par_iter()
@@ -578,10 +591,6 @@ pub fn solve_slice(
                     .collect::<Vec<_>>()
             })
             .collect();
-        if std::env::var_os("CHECKERS_BITBASE_TRACE").is_some() {
-            let bits: u64 = pushed.iter().chain(&pulled).map(|e| (e.wins | e.losses).count_ones() as u64).sum();
-            eprintln!("level {levels}: frontier {} entries, pushed {} pulled {} entries, {bits} bits", frontier.len(), pushed.len(), pulled.len());
-        }
         frontier = pushed;
         frontier.extend(pulled);
         if frontier.is_empty() {
@@ -613,28 +622,37 @@ pub fn solve_slice(
                 // are independent, so their cache misses overlap.
                 let mut places: Vec<(u64, u32)> = Vec::with_capacity(VALUE_BATCH);
                 let mut start = 0usize;
-                let mut flush = |places: &mut Vec<(u64, u32)>, start: usize, counts: &mut Counts| {
-                    let mut words = [(0u32, 0u32, 0u32); VALUE_BATCH];
-                    for (k, &(c, _)) in places.iter().enumerate() {
-                        let cell = &solver.cells[side][c as usize];
-                        words[k] = (cell.win.load(Relaxed), cell.loss.load(Relaxed), cell.frozen.load(Relaxed));
-                    }
-                    for (k, &(_, s)) in places.iter().enumerate() {
-                        let (w, l, f) = words[k];
-                        let code = if w >> s & 1 != 0 {
-                            counts.wins += 1;
-                            codec::WIN
-                        } else if l >> s & 1 != 0 {
-                            counts.losses += 1;
-                            codec::LOSS
-                        } else {
-                            counts.draws += 1;
-                            codec::DRAW
-                        };
-                        out[start + k] = if f >> s & 1 != 0 { codec::DONT_CARE } else { code };
-                    }
-                    places.clear();
-                };
+                let mut flush =
+                    |places: &mut Vec<(u64, u32)>, start: usize, counts: &mut Counts| {
+                        let mut words = [(0u32, 0u32, 0u32); VALUE_BATCH];
+                        for (k, &(c, _)) in places.iter().enumerate() {
+                            let cell = &solver.cells[side][c as usize];
+                            words[k] = (
+                                cell.win.load(Relaxed),
+                                cell.loss.load(Relaxed),
+                                cell.frozen.load(Relaxed),
+                            );
+                        }
+                        for (k, &(_, s)) in places.iter().enumerate() {
+                            let (w, l, f) = words[k];
+                            let code = if w >> s & 1 != 0 {
+                                counts.wins += 1;
+                                codec::WIN
+                            } else if l >> s & 1 != 0 {
+                                counts.losses += 1;
+                                codec::LOSS
+                            } else {
+                                counts.draws += 1;
+                                codec::DRAW
+                            };
+                            out[start + k] = if f >> s & 1 != 0 {
+                                codec::DONT_CARE
+                            } else {
+                                code
+                            };
+                        }
+                        places.clear();
+                    };
                 index.for_each_position(base..base + len, |i, pos| {
                     let board = if t == 0 { pos } else { pos.flipped() };
                     let (b, w, kings, _) = board.parts();
