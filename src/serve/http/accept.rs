@@ -128,8 +128,21 @@ fn spare_descriptor() -> Option<File> {
     File::open("/dev/null").ok()
 }
 
-/// Sends a 503 saying `why` and closes `stream`.
+/// Sends a 503 saying `why` and closes `stream`. What the client has
+/// already sent is read and dropped first (without waiting for more), so
+/// that the close does not reset the connection before the client reads
+/// the answer.
 fn refuse(mut stream: TcpStream, why: &str) {
     let _ = stream.set_write_timeout(Some(REFUSAL_WRITE));
     let _ = stream.write_all(&answer::refusal(&ApiError::Busy(why.to_string())));
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    if stream.set_nonblocking(true).is_ok() {
+        let mut sink = [0u8; 4096];
+        for _ in 0..16 {
+            match std::io::Read::read(&mut stream, &mut sink) {
+                Ok(n) if n > 0 => continue,
+                _ => break,
+            }
+        }
+    }
 }

@@ -395,32 +395,77 @@ impl Solver<'_> {
         });
     }
 
-    /// Applies `targets`: wins added (those gained go to `next`), words
-    /// marked in `dirty`. Every target's word is loaded first, in a loop
-    /// of its own, so that their cache misses overlap.
-    fn apply(&self, targets: &[Target], dirty: &[Vec<AtomicU64>; 2], next: &mut Vec<Entry>) {
+    /// Applies `targets`: wins added (those gained noted in `pending`),
+    /// words marked in `dirty`. Every target's word is loaded first, in a
+    /// loop of its own, so that their cache misses overlap.
+    fn apply(&self, targets: &[Target], dirty: &[Vec<AtomicU64>; 2], pending: &Pending) {
         let mut touched = 0u32;
         for t in targets {
-            touched ^= self.cells[t.side as usize][t.context as usize]
-                .win
-                .load(Relaxed);
+            touched ^= self.cells[t.side as usize][t.context as usize].win.load(Relaxed);
         }
         std::hint::black_box(touched);
         for t in targets {
             let side = t.side as usize;
             if t.wins != 0 {
                 let gained = self.add_wins(t.context, side, t.wins);
-                if gained != 0 {
-                    next.push(Entry {
-                        context: t.context,
-                        side: t.side,
-                        wins: gained,
-                        losses: 0,
-                    });
-                }
+                pending.note(t.context, side, gained, 0);
             }
             if t.check {
                 dirty[side][(t.context / 64) as usize].fetch_or(1 << (t.context % 64), Relaxed);
+            }
+        }
+    }
+}
+
+/// The bits decided since their word was last pushed to its
+/// predecessors: per side to move, a word of new wins and new losses per
+/// context (packed, wins high), and a mark per group of 64 contexts
+/// holding one.
+struct Pending {
+    bits: [Vec<AtomicU64>; 2],
+    groups: [Vec<AtomicU64>; 2],
+}
+
+impl Pending {
+    /// Nothing pending, for `n` contexts.
+    fn new(n: usize) -> Pending {
+        let zeros = |len: usize| (0..len).map(|_| AtomicU64::new(0)).collect::<Vec<_>>();
+        Pending {
+            bits: [zeros(n), zeros(n)],
+            groups: [zeros(n.div_ceil(64 * 64)), zeros(n.div_ceil(64 * 64))],
+        }
+    }
+
+    /// `wins` and `losses` of context `c`, `side` to move, are new.
+    #[inline(always)]
+    fn note(&self, c: u64, side: usize, wins: u32, losses: u32) {
+        if wins | losses == 0 {
+            return;
+        }
+        self.bits[side][c as usize].fetch_or((wins as u64) << 32 | losses as u64, Relaxed);
+        let group = c / 64;
+        self.groups[side][(group / 64) as usize].fetch_or(1 << (group % 64), Relaxed);
+    }
+
+    /// Takes the pending entries of the groups marked in mark word `m` of
+    /// `side`, calling `f` with each.
+    #[inline(always)]
+    fn take(&self, side: usize, m: usize, mut f: impl FnMut(Entry)) {
+        let mut groups = self.groups[side][m].swap(0, Relaxed);
+        while groups != 0 {
+            let group = m as u64 * 64 + groups.trailing_zeros() as u64;
+            groups &= groups - 1;
+            let end = ((group + 1) * 64).min(self.bits[side].len() as u64);
+            for c in group * 64..end {
+                let d = self.bits[side][c as usize].swap(0, Relaxed);
+                if d != 0 {
+                    f(Entry {
+                        context: c,
+                        side: side as u8,
+                        wins: (d >> 32) as u32,
+                        losses: d as u32,
+                    });
+                }
             }
         }
     }
@@ -526,50 +571,50 @@ pub fn solve_slice(
             .map(|_| AtomicU64::new(u64::MAX))
             .collect()
     });
-    let mut frontier: Vec<Entry> = (0..chunks)
-        .into_par_iter()
-        .flat_map_iter(|k| {
-            let solver = &solver;
-            (k * CHUNK..((k + 1) * CHUNK).min(n as u64)).flat_map(move |c| {
-                (0..2).filter_map(move |side| {
-                    let cell = &solver.cells[side][c as usize];
-                    let (w, l) = (cell.win.load(Relaxed), cell.loss.load(Relaxed));
-                    (w | l != 0).then_some(Entry {
-                        context: c,
-                        side: side as u8,
-                        wins: w,
-                        losses: l,
-                    })
-                })
-            })
-        })
-        .collect();
+    let pending = Pending::new(n);
+    (0..chunks).into_par_iter().for_each(|k| {
+        for c in k * CHUNK..((k + 1) * CHUNK).min(n as u64) {
+            for side in 0..2 {
+                let cell = &solver.cells[side][c as usize];
+                pending.note(c, side, cell.win.load(Relaxed), cell.loss.load(Relaxed));
+            }
+        }
+    });
     let mut levels = 0;
     loop {
-        let pushed: Vec<Entry> = frontier
-            .par_chunks(1024)
-            .flat_map_iter(|chunk| {
-                let mut next = Vec::new();
-                let mut targets = Vec::new();
-                for batch in chunk.chunks(PUSH_BATCH) {
-                    targets.clear();
-                    for e in batch {
-                        solver.predecessors(e, &mut targets);
-                    }
-                    solver.apply(&targets, &dirty, &mut next);
-                }
-                next
+        // Pushes: every pending word's predecessors (a word that gains
+        // bits while this runs is pushed now or at the next pass).
+        let pushed: u64 = (0..2)
+            .map(|side| {
+                let (solver, pending, dirty) = (&solver, &pending, &dirty);
+                (0..pending.groups[side].len())
+                    .into_par_iter()
+                    .map(move |m| {
+                        let mut entries = Vec::new();
+                        pending.take(side, m, |e| entries.push(e));
+                        let mut targets = Vec::new();
+                        for batch in entries.chunks(PUSH_BATCH) {
+                            targets.clear();
+                            for e in batch {
+                                solver.predecessors(e, &mut targets);
+                            }
+                            solver.apply(&targets, dirty, pending);
+                        }
+                        entries.len() as u64
+                    })
+                    .sum::<u64>()
             })
-            .collect();
-        let pulled: Vec<Entry> = (0..2)
-            .flat_map(|side| {
-                let solver = &solver;
+            .sum();
+        // Loss checks of the marked words.
+        let lost: u64 = (0..2)
+            .map(|side| {
+                let (solver, pending) = (&solver, &pending);
                 dirty[side]
                     .par_iter()
                     .enumerate()
-                    .flat_map_iter(move |(w, word)| {
+                    .map(move |(w, word)| {
                         let mut bits = word.swap(0, Relaxed);
-                        let mut out = Vec::new();
+                        let mut found = 0;
                         while bits != 0 {
                             let c = w as u64 * 64 + bits.trailing_zeros() as u64;
                             bits &= bits - 1;
@@ -578,26 +623,20 @@ pub fn solve_slice(
                             }
                             let losses = solver.check_losses(c, side);
                             if losses != 0 {
-                                out.push(Entry {
-                                    context: c,
-                                    side: side as u8,
-                                    wins: 0,
-                                    losses,
-                                });
+                                pending.note(c, side, 0, losses);
+                                found += 1;
                             }
                         }
-                        out
+                        found
                     })
-                    .collect::<Vec<_>>()
+                    .sum::<u64>()
             })
-            .collect();
-        frontier = pushed;
-        frontier.extend(pulled);
-        if frontier.is_empty() {
+            .sum();
+        if pushed == 0 && lost == 0 {
             break;
         }
         levels += 1;
-        progress.propagating(levels, frontier.len() as u64);
+        progress.propagating(levels, pushed + lost);
     }
     let propagation_seconds = started.elapsed().as_secs_f64() - forward_seconds;
 
