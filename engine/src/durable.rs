@@ -62,6 +62,12 @@ pub fn is_temporary_of(name: &str, dest_name: &str) -> bool {
 /// name still being written would otherwise be removed under its
 /// writer). Returns how many were removed.
 pub fn remove_temporaries_of(dest: &Path) -> usize {
+    remove_siblings(dest, is_temporary_of)
+}
+
+/// Removes the regular files beside `dest` (in its folder) whose name
+/// `chosen(file name, dest's name)` picks. Returns how many were removed.
+pub fn remove_siblings(dest: &Path, chosen: impl Fn(&str, &str) -> bool) -> usize {
     let (Some(dir), Some(name)) = (folder_of(dest), dest.file_name()) else {
         return 0;
     };
@@ -72,8 +78,7 @@ pub fn remove_temporaries_of(dest: &Path) -> usize {
     let mut removed = 0;
     for e in entries.flatten() {
         let file = e.file_name();
-        let file = file.to_string_lossy();
-        if is_temporary_of(&file, &name)
+        if chosen(&file.to_string_lossy(), &name)
             && e.file_type().is_ok_and(|t| t.is_file())
             && std::fs::remove_file(e.path()).is_ok()
         {

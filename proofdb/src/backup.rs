@@ -72,27 +72,9 @@ fn owner(file: &str, name: &str) -> Option<(Option<String>, u32)> {
 /// Removes the temporary files of backups to `dest` for which `whose`
 /// holds (given the maker's host and pid). Returns how many.
 fn remove_temporaries(dest: &Path, whose: impl Fn(Option<&str>, u32) -> bool) -> usize {
-    let (Some(dir), Some(name)) = (engine::durable::folder_of(dest), dest.file_name()) else {
-        return 0;
-    };
-    let name = name.to_string_lossy();
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let file = e.file_name();
-        let Some((host, pid)) = owner(&file.to_string_lossy(), &name) else {
-            continue;
-        };
-        if e.file_type().is_ok_and(|t| t.is_file())
-            && whose(host.as_deref(), pid)
-            && std::fs::remove_file(e.path()).is_ok()
-        {
-            removed += 1;
-        }
-    }
-    removed
+    engine::durable::remove_siblings(dest, |file, name| {
+        owner(file, name).is_some_and(|(host, pid)| whose(host.as_deref(), pid))
+    })
 }
 
 /// Removes the temporary files (the copy and SQLite's files beside it)

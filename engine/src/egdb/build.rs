@@ -273,11 +273,7 @@ fn solve_slice_in_batches(
                 }
                 c
             })
-            .reduce(Counts::default, |a, b| Counts {
-                wins: a.wins + b.wins,
-                draws: a.draws + b.draws,
-                losses: a.losses + b.losses,
-            });
+            .reduce(Counts::default, |a, b| a + b);
         values.push(v);
         counts.push(c);
     }

@@ -76,6 +76,19 @@ impl Counts {
     }
 }
 
+impl std::ops::Add for Counts {
+    type Output = Counts;
+
+    /// The counts of two parts of a table together.
+    fn add(self, other: Counts) -> Counts {
+        Counts {
+            wins: self.wins + other.wins,
+            draws: self.draws + other.draws,
+            losses: self.losses + other.losses,
+        }
+    }
+}
+
 /// The decoded header of a slice file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {

@@ -401,7 +401,9 @@ impl Solver<'_> {
     fn apply(&self, targets: &[Target], dirty: &[Vec<AtomicU64>; 2], pending: &Pending) {
         let mut touched = 0u32;
         for t in targets {
-            touched ^= self.cells[t.side as usize][t.context as usize].win.load(Relaxed);
+            touched ^= self.cells[t.side as usize][t.context as usize]
+                .win
+                .load(Relaxed);
         }
         std::hint::black_box(touched);
         for t in targets {
@@ -713,11 +715,7 @@ pub fn solve_slice(
                 }
                 counts
             })
-            .reduce(Counts::default, |a, b| Counts {
-                wins: a.wins + b.wins,
-                draws: a.draws + b.draws,
-                losses: a.losses + b.losses,
-            });
+            .reduce(Counts::default, |a, b| a + b);
         values.push(v);
         counts.push(c);
     }
