@@ -68,11 +68,13 @@ struct Entry {
     losses: u32,
 }
 
-/// The bytes a position of `slice` costs this builder, at most (its
-/// planes over the canonical positions; the labelled places and invalid
-/// contexts included).
+/// The bytes a build of `slice` holds: per context and side to move, the
+/// planes ([`Cell`]) and the pending word (the labelled places and the
+/// invalid contexts included; the marks and a level's loss checks are
+/// a bit per context more).
 pub fn build_memory(slice: SliceKey) -> u64 {
-    Layout::new(slice).contexts() * 2 * std::mem::size_of::<Cell>() as u64
+    let per_context = std::mem::size_of::<Cell>() + std::mem::size_of::<AtomicU64>();
+    Layout::new(slice).contexts() * 2 * per_context as u64
 }
 
 fn colour_of(side: usize) -> Color {
