@@ -7,14 +7,16 @@ use engine::egdb::bitbase;
 use engine::egdb::file::encode_slice;
 use engine::egdb::scratch::Storage;
 use engine::egdb::slice::all_slices;
-use engine::egdb::{ensure, BuildMemory, Egdb, NoProgress};
+use engine::egdb::{ensure, BuildMemory, Builder, Egdb, NoProgress};
 
-/// Builds the slices of up to `pieces` pieces with the reference builder,
+/// Builds the slices of up to `pieces` pieces with the reference builder
+/// (named: the default up to 6 pieces is the bitbase builder),
 /// then solves each with the bitbase builder on the same smaller slices
 /// and compares the two files' bytes.
 fn same_files_up_to(pieces: u32) {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let db = ensure(dir.path(), pieces, &NoProgress, &BuildMemory::UNLIMITED).expect("build");
+    let by_reference = BuildMemory::UNLIMITED.with_builder(Builder::Reference);
+    let db = ensure(dir.path(), pieces, &NoProgress, &by_reference).expect("build");
     let mut checked = 0;
     for slice in all_slices(pieces) {
         let solved = bitbase::solve_slice(slice, &db, &NoProgress, &Storage::Memory)

@@ -102,11 +102,11 @@ struct BuildArgs {
     /// than the shared folder. It must exist.
     #[arg(long, value_name = "DIR")]
     scratch: Option<PathBuf>,
-    /// The retrograde solver (default: CHECKERS_EGDB_BUILDER, else
-    /// reference): `reference` (a state byte a position) or `bitbase`
-    /// (32 positions to a word, docs/egdb-build.txt; a slice whose
-    /// planes exceed --memory is built by the reference, out of core).
-    /// Both write the same files.
+    /// The retrograde solver: `reference` (a state byte a position) or
+    /// `bitbase` (32 positions to a word, docs/egdb-build.txt; a slice
+    /// whose planes exceed --memory is built by the reference, out of
+    /// core). Both write the same files. Default: CHECKERS_EGDB_BUILDER,
+    /// else bitbase for slices of up to 6 pieces and reference above.
     #[arg(long, value_enum)]
     builder: Option<BuilderArg>,
 }

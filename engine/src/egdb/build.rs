@@ -684,7 +684,7 @@ pub fn build_slice(
     progress.slice_started(&slice.name(), positions, number, of);
     // The bitbase builder holds its planes in memory only: a slice they
     // do not fit is built by the reference builder, out of core.
-    let mut builder = memory.builder();
+    let mut builder = memory.builder(slice.pieces());
     if builder == Builder::Bitbase && super::bitbase::build_memory(slice) > memory.limit() {
         builder = Builder::Reference;
     }
@@ -789,17 +789,16 @@ fn missing_up_to(db: &Egdb, pieces: u32) -> Vec<SliceKey> {
 
 /// A build's expected pace for slices of `pieces` pieces, in positions a
 /// second per thread, for the estimate said before it starts
-/// ([`plan_heading`]), from measured builds on 2 threads
-/// (docs/egdb-format.txt gives the figures): the whole 7-piece set,
-/// 34.2 G positions in 3,784 s (4.5 M a thread-second; smaller slices
-/// build at least as fast), and the 8-piece slice 0m5k-0m3k, 1.18 G
-/// positions in 595 CPU-seconds (2.0 M; larger slices miss the caches
-/// more).
+/// ([`plan_heading`]), from measured builds of each piece count's
+/// default builder ([`Builder::default_for`]; docs/egdb-build.txt and
+/// docs/egdb-format.txt give the figures): the bitbase builder's whole
+/// 6-piece set up to 6 pieces, the reference's whole 7-piece set for 7,
+/// its 8-piece slice 0m5k-0m3k for 8.
 pub fn estimated_pace(pieces: u32) -> f64 {
-    if pieces <= 7 {
-        4.5e6
-    } else {
-        2.0e6
+    match pieces {
+        0..=6 => 7.0e6,
+        7 => 4.5e6,
+        _ => 2.0e6,
     }
 }
 
