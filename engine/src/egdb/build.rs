@@ -450,6 +450,22 @@ fn quiet_state(pos: &Position, db: &Egdb) -> Result<u8, Missing> {
     for dir in DIRS {
         count += (step(kings, dir) & empty).count_ones();
     }
+    let best = exit_value(pos, db)?;
+    if best == Value::Win {
+        return Ok(S_WIN);
+    }
+    counted_state(count as usize, best)
+}
+
+/// The best value for Black (to move in `pos`, no capture) of its quiet
+/// moves out of the slice: a man's move past its lead row, or crowned,
+/// each probed (a loss when there is none; the first win ends the search).
+#[inline]
+pub(super) fn exit_value(pos: &Position, db: &Egdb) -> Result<Value, Missing> {
+    let (b, w, k, _) = pos.parts();
+    let empty = !(b | w);
+    let men = b & !k;
+    let within = rows_below(lead_rank(men) + 1);
     let mut best = Value::Loss;
     for dir in [Dir::DownRight, Dir::DownLeft] {
         let mut leaving = step(men, dir) & empty & !within;
@@ -461,12 +477,12 @@ fn quiet_state(pos: &Position, db: &Egdb) -> Result<u8, Missing> {
             let s = Position::from_bitboards_unchecked(b ^ from ^ to, w, k | crowned, Color::White);
             let v = mover_value(db, &s)?;
             if v == Value::Win {
-                return Ok(S_WIN);
+                return Ok(v);
             }
             best = best.max(v);
         }
     }
-    counted_state(count as usize, best)
+    Ok(best)
 }
 
 /// The value for the side that moved of the position `s` it moved to

@@ -29,8 +29,8 @@
 
 use super::layout::{Context, Layout};
 use super::masks::{capture_squares, directions, exit_squares, kinds_of};
-use crate::board::{Color, Position};
-use crate::egdb::build::{capture_value, mover_value, BuildProgress, Missing, Solved};
+use crate::board::Color;
+use crate::egdb::build::{capture_value, exit_value, BuildProgress, Missing, Solved};
 use crate::egdb::codec;
 use crate::egdb::file::Counts;
 use crate::egdb::index::TableIndex;
@@ -233,11 +233,10 @@ impl Solver<'_> {
                         crate::Value::Draw => {}
                     }
                 } else {
-                    let (w, d) = exits(&view, self.db)?;
-                    if w {
-                        win |= bit;
-                    } else if d {
-                        no_loss |= bit;
+                    match exit_value(&view, self.db)? {
+                        crate::Value::Win => win |= bit,
+                        crate::Value::Draw => no_loss |= bit,
+                        crate::Value::Loss => {}
                     }
                 }
             }
@@ -266,7 +265,13 @@ impl Solver<'_> {
             if to_copy == 0 {
                 continue;
             }
-            let captures = capture_squares(layout, &ctx, squares, x);
+            // The forward pass froze this word's capture squares, but for
+            // the side a one-table slice mirrors, which it did not solve.
+            let captures = if mirrored {
+                capture_squares(layout, &ctx, squares, x)
+            } else {
+                self.cells[side][c as usize].frozen.load(Relaxed) & squares
+            };
             let exits_at = exit_squares(layout, &ctx, squares, x) & !captures;
             let (mut win, mut loss, mut no_loss) = (0u32, 0u32, 0u32);
             let mut bits = (captures | exits_at) & to_copy;
@@ -483,38 +488,6 @@ struct Target {
     side: u8,
     wins: u32,
     check: bool,
-}
-
-/// Whether a quiet move of Black (to move in `view`, no capture) out of
-/// the slice wins, and whether one draws.
-#[inline]
-fn exits(view: &Position, db: &Egdb) -> Result<(bool, bool), Missing> {
-    use crate::egdb::index::{lead_rank, rows_below};
-    use crate::geometry::ROW_7;
-    let (b, w, k, _) = view.parts();
-    let empty = !(b | w);
-    let men = b & !k;
-    if men == 0 {
-        return Ok((false, false));
-    }
-    let within = rows_below(lead_rank(men) + 1);
-    let mut draw = false;
-    for dir in [Dir::DownRight, Dir::DownLeft] {
-        let mut leaving = step(men, dir) & empty & !within;
-        while leaving != 0 {
-            let to = leaving & leaving.wrapping_neg();
-            leaving &= leaving - 1;
-            let from = step(to, opposite(dir));
-            let crowned = if to & ROW_7 != 0 { to } else { 0 };
-            let s = Position::from_bitboards_unchecked(b ^ from ^ to, w, k | crowned, Color::White);
-            match mover_value(db, &s)? {
-                crate::Value::Win => return Ok((true, false)),
-                crate::Value::Draw => draw = true,
-                crate::Value::Loss => {}
-            }
-        }
-    }
-    Ok((false, draw))
 }
 
 /// Solves `slice` with the bitbase builder, probing `db` for every value
