@@ -5,6 +5,7 @@
 //! The job talks to the prover and to the store through two small traits,
 //! so its walking, budgeting and resuming logic is tested without either.
 
+use crate::frontier::frontier;
 use crate::line::MainLine;
 use engine::Position;
 use proofdb::Outcome;
@@ -164,6 +165,32 @@ pub fn walk(
     stop: &StopFlag,
     on_ply: &mut dyn FnMut(&PlyRecord),
 ) -> Result<WalkSummary, String> {
+    let mut summary = walk_plies(line, first_ply, prover, records, budget, stop, on_ply)?;
+    // The frontier from the records, as every report names it
+    // (crate::frontier): the earliest ply the walk has proved.
+    let proved = (first_ply..=line.len()).map(|ply| {
+        let outcome = records
+            .get(ply)
+            .filter(|r| r.status == PlyStatus::Proved)
+            .and_then(|r| r.outcome);
+        (ply, outcome)
+    });
+    let front = frontier(proved);
+    summary.frontier = front.map(|(ply, _)| ply);
+    summary.frontier_outcome = front.map(|(_, o)| o);
+    Ok(summary)
+}
+
+/// [`walk`] but for its frontier.
+fn walk_plies(
+    line: &MainLine,
+    first_ply: usize,
+    prover: &dyn PositionProver,
+    records: &mut dyn JobRecords,
+    budget: WalkBudget,
+    stop: &StopFlag,
+    on_ply: &mut dyn FnMut(&PlyRecord),
+) -> Result<WalkSummary, String> {
     let mut w = Walker {
         line,
         prover,
@@ -186,7 +213,6 @@ pub fn walk(
         let mut had = Duration::ZERO;
         if let Some(r) = w.records.get(ply) {
             if r.status == PlyStatus::Proved {
-                w.proved_at(ply, r.outcome);
                 continue;
             }
             had = Duration::from_millis(r.budget_millis);
@@ -267,12 +293,6 @@ impl Walker<'_> {
             .is_some_and(|r| r.status == PlyStatus::Proved)
     }
 
-    /// `ply` is proved: the earliest so far.
-    fn proved_at(&mut self, ply: usize, outcome: Option<Outcome>) {
-        self.summary.frontier = Some(ply);
-        self.summary.frontier_outcome = outcome;
-    }
-
     /// One attempt at `ply` within `budget`, recorded: what it proved, or
     /// `None` when the walk was interrupted (the summary says so; an
     /// interrupted attempt that proved nothing exact records nothing, so
@@ -310,9 +330,6 @@ impl Walker<'_> {
         };
         self.records.put(&record)?;
         (self.on_ply)(&record);
-        if exact {
-            self.proved_at(ply, record.outcome);
-        }
         Ok(Some(attempt.outcome))
     }
 }

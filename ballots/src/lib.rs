@@ -7,6 +7,7 @@ pub mod attempt;
 pub mod carry;
 pub mod deck;
 pub mod extend;
+pub mod frontier;
 pub mod job;
 pub mod line;
 pub mod manager;

@@ -14,7 +14,7 @@
 
 use crate::deck::Ballot;
 use crate::score::{advantage_text, is_decisive, men_text, Decisive};
-use crate::show::{line_state, OpenPly, PlyState, NEXT_STEP_NOTE};
+use crate::show::{line_state, OpenPly, NEXT_STEP_NOTE};
 use proofdb::{Outcome, Store, StoreError};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -108,13 +108,15 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
     st.decisive = line.summary.decisive;
     st.open = line.open.clone();
     st.egdb_pieces = line.egdb_pieces;
-    let proved: Vec<&PlyState> = line
+    st.proved_plies = line
         .plies
         .iter()
         .filter(|p| matches!(p.stored, Some(Outcome::Exact(_))))
-        .collect();
-    st.proved_plies = proved.len() as u32;
-    let Some(front) = proved.first() else {
+        .count() as u32;
+    let Some(front) = line
+        .frontier_ply
+        .and_then(|f| line.plies.iter().find(|p| p.ply == f))
+    else {
         return Ok(st);
     };
     st.frontier_ply = Some(front.ply);

@@ -7,6 +7,7 @@
 //! [`line_state`].
 
 use crate::deck::Ballot;
+use crate::frontier::frontier;
 use crate::job::moot;
 use crate::score::{decisive_from, men_text};
 use engine::Position;
@@ -248,7 +249,7 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
         });
     }
     let exact = |p: &PlyState| matches!(p.stored, Some(Outcome::Exact(_)));
-    let frontier_ply = plies.iter().find(|p| exact(p)).map(|p| p.ply);
+    let frontier_ply = frontier(plies.iter().map(|p| (p.ply, p.stored))).map(|(ply, _)| ply);
     // Where the walk stands, as it walks ([`crate::job::walk`]): down
     // from the line's end, past the proved plies and the moot ones;
     // nothing once the ballot's position is proved.

@@ -92,12 +92,8 @@ impl Browser {
             });
         };
         let mut plies = Vec::with_capacity(line.plies.len());
-        let mut frontier_ply = None;
         for p in &line.plies {
-            let (outcome, value) = self.value_of(&p.position)?;
-            if frontier_ply.is_none() && matches!(outcome, Some(proofdb::Outcome::Exact(_))) {
-                frontier_ply = Some(p.ply);
-            }
+            let (_, value) = self.value_of(&p.position)?;
             plies.push(PlyView {
                 ply: p.ply,
                 move_text: p.move_text.clone(),
@@ -121,7 +117,10 @@ impl Browser {
             deck: b.deck.name(),
             origins: line.summary.origins,
             verdict: line.verdict,
-            frontier_ply,
+            // The frontier as the ballot list and the CLI name it
+            // (ballots::frontier), not from the values shown per ply,
+            // which the databases and the proof trees complete.
+            frontier_ply: line.frontier_ply,
             plies,
         })
     }

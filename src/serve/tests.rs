@@ -241,3 +241,51 @@ fn the_page_is_served_whole() {
         assert!(!r.body.contains(attr), "{attr}");
     }
 }
+
+/// Knows one position exactly: a draw (a database value, not a stored one).
+struct OneDraw(engine::Position);
+
+impl engine::Oracle for OneDraw {
+    fn probe(&self, pos: &engine::Position) -> Option<Value> {
+        (*pos == self.0).then_some(Value::Draw)
+    }
+}
+
+/// A main line whose plies 4 and 6 have exact stored values with a bound
+/// (at least a draw) at ply 5 between them, and whose ply 3 the databases
+/// know but the store does not: the ballot list and the ballot page name
+/// the same frontier, ply 4, the one `ballots status` names.
+#[test]
+fn the_list_and_the_page_name_one_frontier() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let store = Store::open(&path).unwrap();
+    let line =
+        proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+    store.set_main_line(1, &line).unwrap();
+    for (ply, outcome) in [
+        (4, Outcome::Exact(Value::Draw)),
+        (5, Outcome::AtLeastDraw),
+        (6, Outcome::Exact(Value::Draw)),
+    ] {
+        let rec = ResultRecord::new(line[ply].position, outcome, Provenance::default(), 1);
+        proofdb::testing::put_unverified(&store, &rec).unwrap();
+    }
+    drop(store);
+    let store = Store::open_readonly(&path).unwrap();
+    let status = ballots::report::status(&store, &[Deck::builtin().get(1).unwrap()]).unwrap();
+    assert_eq!(status[0].frontier_ply, Some(4));
+    let browser = Browser {
+        proved: ResultCache::load(&store).unwrap(),
+        store,
+        oracle: Arc::new(OneDraw(line[3].position)),
+        egdb_pieces: 24,
+        deck: Deck::builtin(),
+    };
+    let (_, page) = get(&browser, "/api/ballot/1");
+    let (_, list) = get(&browser, "/api/ballots");
+    assert_eq!(page["plies"][3]["value"]["source"], "egdb");
+    assert_eq!(page["plies"][5]["value"]["label"], "D or W");
+    assert_eq!(page["frontier_ply"], 4);
+    assert_eq!(list["ballots"][0]["frontier_ply"], 4);
+}
