@@ -5,7 +5,9 @@
 //! in one transaction; [`StoreRecords`] keeps the per-ply job records in
 //! the store so a walk resumes where it stopped.
 
-use crate::job::{Attempt, Attempted, JobRecords, PlyRecord, PlyStatus, PositionProver, StopFlag};
+use crate::job::{
+    Attempt, Attempted, JobError, JobRecords, PlyRecord, PlyStatus, PositionProver, StopFlag,
+};
 use crate::manager::{Answer, Cost, Goal, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
@@ -150,14 +152,13 @@ impl StoreProver<'_> {
         outcome: Outcome,
         prov: Provenance,
         trees: &[ProofTree],
-    ) -> Result<u64, String> {
+    ) -> Result<u64, JobError> {
         let sink = proofdb::RunSink {
             store: self.store,
             live: self.live,
             run_id: &self.run_id,
         };
-        sink.keep(pos, outcome, prov, trees)
-            .map_err(|e| e.to_string())
+        Ok(sink.keep(pos, outcome, prov, trees)?)
     }
 }
 
@@ -205,7 +206,7 @@ impl StoreProver<'_> {
         ask: Ask,
         budget: Duration,
         stop: &StopFlag,
-    ) -> Result<Solved, String> {
+    ) -> Result<Solved, JobError> {
         let watch = Stopwatch::start(self.settings.clock);
         let leaves = Leaves::new(self.oracle, self.live);
         // The value of a position is asked again and again while it
@@ -274,7 +275,7 @@ impl StoreProver<'_> {
                     time: watch.total(Duration::ZERO).max(budget),
                 });
             }
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e.into()),
         };
         if let (Some(why), Some(plan)) = (&report.tables_unwritten, &opts.checkpoint) {
             eprintln!(
@@ -529,7 +530,7 @@ impl JobRecords for StoreRecords<'_> {
         })
     }
 
-    fn put(&mut self, r: &PlyRecord) -> Result<(), String> {
+    fn put(&mut self, r: &PlyRecord) -> Result<(), JobError> {
         let status = match (r.status, r.outcome) {
             (PlyStatus::Proved, _) => JobStatus::Proved,
             (PlyStatus::Unproved, Some(_)) => JobStatus::Partial,
@@ -551,6 +552,6 @@ impl JobRecords for StoreRecords<'_> {
             run_id: self.run_id.clone(),
             updated: proofdb::codec::unix_now(),
         };
-        self.store.put_job_record(&rec).map_err(|e| e.to_string())
+        Ok(self.store.put_job_record(&rec)?)
     }
 }

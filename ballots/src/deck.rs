@@ -66,6 +66,103 @@ pub enum DeckError {
     },
 }
 
+/// A deck name that is none of `all`, `156`, `144`, `barred`.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("unknown deck {0:?} (all, 156, 144, barred)")]
+pub struct UnknownDeck(pub String);
+
+/// Moves given as text that cannot be played.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum MovesError {
+    /// A move that is not legal (or not a move) in its position.
+    #[error("move {text:?} in {fen}: {reason}")]
+    Move {
+        /// The move as given.
+        text: String,
+        /// The position it was given in.
+        fen: String,
+        /// Why it cannot be played.
+        reason: engine::notation::movetext::MoveTextError,
+    },
+    /// Not the three moves of a ballot.
+    #[error("{0} moves given, a ballot has 3")]
+    NotThree(usize),
+}
+
+/// Why a row of `ballots.tsv` is refused (with the file and line, a
+/// [`DeckError::Line`]).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum RowError {
+    /// Not the eight fields.
+    #[error("{0} tab-separated fields, expected 8 (acf moves deck ctd name fen also_reached_by white_replies)")]
+    Fields(usize),
+    /// The ACF number.
+    #[error("ballot number {0:?} is not 1-174")]
+    Number(String),
+    /// A move list that is not three moves.
+    #[error("{0:?} is not three moves")]
+    NotThreeMoves(String),
+    /// The deck field.
+    #[error("deck {0:?} is not deck144, added12 or barred")]
+    Deck(String),
+    /// The computer-tough flag.
+    #[error("ctd flag {0:?} is not 0 or 1")]
+    Ctd(String),
+    /// The FEN field.
+    #[error("fen {fen:?}: {reason}")]
+    Fen {
+        /// The field.
+        fen: String,
+        /// Why it is no position.
+        reason: engine::notation::fen::FenError,
+    },
+    /// The three moves (or another order) cannot be played.
+    #[error("ballot {number}{}: {reason}", if *.other { ", other order" } else { "" })]
+    Moves {
+        /// The ballot.
+        number: u32,
+        /// Whether it is one of the other move orders.
+        other: bool,
+        /// Why.
+        reason: MovesError,
+    },
+    /// The moves reach another position than the row's FEN.
+    #[error("ballot {number}: {moves} reaches {reached}, not the listed fen {listed}")]
+    Reaches {
+        /// The ballot.
+        number: u32,
+        /// The three moves.
+        moves: String,
+        /// The position they reach.
+        reached: String,
+        /// The row's FEN.
+        listed: String,
+    },
+    /// Another move order reaches another position.
+    #[error("ballot {number}: other order {moves} reaches {reached}, not the ballot's position")]
+    OtherOrder {
+        /// The ballot.
+        number: u32,
+        /// The other order.
+        moves: String,
+        /// The position it reaches.
+        reached: String,
+    },
+    /// The count of White's replies.
+    #[error("white_replies {0:?} is not a number")]
+    RepliesField(String),
+    /// The count disagrees with the rules.
+    #[error("ballot {number}: white_replies says {listed}, the position has {legal}")]
+    Replies {
+        /// The ballot.
+        number: u32,
+        /// The row's count.
+        listed: u32,
+        /// Legal moves in the position.
+        legal: u32,
+    },
+}
+
 /// Why a spec of ballots ([`Deck::choose`]) names none.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum ChoiceError {
@@ -146,14 +243,14 @@ impl Selection {
 }
 
 impl FromStr for Selection {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Selection, String> {
+    type Err = UnknownDeck;
+    fn from_str(s: &str) -> Result<Selection, UnknownDeck> {
         match s {
             "all" | "174" => Ok(Selection::All),
             "156" => Ok(Selection::Deck156),
             "144" | "deck144" => Ok(Selection::Deck144),
             "barred" | "18" => Ok(Selection::Barred),
-            _ => Err(format!("unknown deck {s:?} (all, 156, 144, barred)")),
+            _ => Err(UnknownDeck(s.to_string())),
         }
     }
 }
@@ -239,14 +336,17 @@ pub struct Deck {
 /// `pos`, read by the project's one move-text parser
 /// ([`engine::notation::movetext::parse_move`]); the error names the move
 /// and the position.
-pub fn play_move_text(pos: &Position, text: &str) -> Result<(Move, Position), String> {
-    let m = parse_move(pos, text)
-        .map_err(|e| format!("move {:?} in {}: {e}", text.trim(), to_fen(pos)))?;
+pub fn play_move_text(pos: &Position, text: &str) -> Result<(Move, Position), MovesError> {
+    let m = parse_move(pos, text).map_err(|reason| MovesError::Move {
+        text: text.trim().to_string(),
+        fen: to_fen(pos),
+        reason,
+    })?;
     Ok((m, pos.play_unchecked(&m)))
 }
 
 /// Replays `moves` from the start position.
-pub fn replay<S: AsRef<str>>(moves: &[S]) -> Result<Position, String> {
+pub fn replay<S: AsRef<str>>(moves: &[S]) -> Result<Position, MovesError> {
     let mut pos = Position::initial();
     for m in moves {
         pos = play_move_text(&pos, m.as_ref())?.1;
@@ -254,44 +354,49 @@ pub fn replay<S: AsRef<str>>(moves: &[S]) -> Result<Position, String> {
     Ok(pos)
 }
 
-fn three(text: &str) -> Result<[String; 3], String> {
+fn three(text: &str) -> Result<[String; 3], RowError> {
     let v: Vec<&str> = text.split_whitespace().collect();
     match v.as_slice() {
         [a, b, c] => Ok([a.to_string(), b.to_string(), c.to_string()]),
-        _ => Err(format!("{text:?} is not three moves")),
+        _ => Err(RowError::NotThreeMoves(text.to_string())),
     }
 }
 
-fn parse_row(fields: &[&str]) -> Result<Ballot, String> {
+fn parse_row(fields: &[&str]) -> Result<Ballot, RowError> {
     if fields.len() != 8 {
-        return Err(format!(
-            "{} tab-separated fields, expected 8 (acf moves deck ctd name fen also_reached_by white_replies)",
-            fields.len()
-        ));
+        return Err(RowError::Fields(fields.len()));
     }
     let number: u32 = fields[0]
         .trim()
         .parse()
         .ok()
         .filter(|n| (1..=BALLOT_COUNT as u32).contains(n))
-        .ok_or_else(|| format!("ballot number {:?} is not 1-174", fields[0]))?;
+        .ok_or_else(|| RowError::Number(fields[0].to_string()))?;
     let moves = three(fields[1])?;
     let deck = DeckKind::from_name(fields[2].trim())
-        .ok_or_else(|| format!("deck {:?} is not deck144, added12 or barred", fields[2]))?;
+        .ok_or_else(|| RowError::Deck(fields[2].to_string()))?;
     let ctd = match fields[3].trim() {
         "0" => false,
         "1" => true,
-        s => return Err(format!("ctd flag {s:?} is not 0 or 1")),
+        s => return Err(RowError::Ctd(s.to_string())),
     };
-    let position = parse_fen(fields[5]).map_err(|e| format!("fen {:?}: {e}", fields[5]))?;
-    let played = replay(&moves).map_err(|e| format!("ballot {number}: {e}"))?;
+    let position = parse_fen(fields[5]).map_err(|reason| RowError::Fen {
+        fen: fields[5].to_string(),
+        reason,
+    })?;
+    let moves_error = |other, reason| RowError::Moves {
+        number,
+        other,
+        reason,
+    };
+    let played = replay(&moves).map_err(|e| moves_error(false, e))?;
     if played != position {
-        return Err(format!(
-            "ballot {number}: {} reaches {}, not the listed fen {}",
-            moves.join(" "),
-            to_fen(&played),
-            fields[5]
-        ));
+        return Err(RowError::Reaches {
+            number,
+            moves: moves.join(" "),
+            reached: to_fen(&played),
+            listed: fields[5].to_string(),
+        });
     }
     let mut also_reached_by = Vec::new();
     for order in fields[6]
@@ -300,25 +405,27 @@ fn parse_row(fields: &[&str]) -> Result<Ballot, String> {
         .filter(|s| !s.is_empty())
     {
         let order = three(order)?;
-        let p = replay(&order).map_err(|e| format!("ballot {number}, other order: {e}"))?;
+        let p = replay(&order).map_err(|e| moves_error(true, e))?;
         if p != position {
-            return Err(format!(
-                "ballot {number}: other order {} reaches {}, not the ballot's position",
-                order.join(" "),
-                to_fen(&p)
-            ));
+            return Err(RowError::OtherOrder {
+                number,
+                moves: order.join(" "),
+                reached: to_fen(&p),
+            });
         }
         also_reached_by.push(order);
     }
     let white_replies: u32 = fields[7]
         .trim()
         .parse()
-        .map_err(|_| format!("white_replies {:?} is not a number", fields[7]))?;
+        .map_err(|_| RowError::RepliesField(fields[7].to_string()))?;
     let legal = position.moves().len() as u32;
     if legal != white_replies {
-        return Err(format!(
-            "ballot {number}: white_replies says {white_replies}, the position has {legal}"
-        ));
+        return Err(RowError::Replies {
+            number,
+            listed: white_replies,
+            legal,
+        });
     }
     Ok(Ballot {
         number,
@@ -359,7 +466,7 @@ impl Deck {
                 line: lineno,
                 detail,
             };
-            let b = parse_row(&fields).map_err(err)?;
+            let b = parse_row(&fields).map_err(|e| err(e.to_string()))?;
             if let Some(prev) = lines_of.insert(b.number, lineno) {
                 return Err(err(format!(
                     "ballot {} listed again (first on line {prev})",
@@ -481,9 +588,9 @@ impl Deck {
 
     /// The ballot reached by three moves given as text, `Ok(None)` when
     /// they are legal but reach no ballot (a start that loses a man).
-    pub fn by_moves<S: AsRef<str>>(&self, moves: &[S]) -> Result<Option<&Ballot>, String> {
+    pub fn by_moves<S: AsRef<str>>(&self, moves: &[S]) -> Result<Option<&Ballot>, MovesError> {
         if moves.len() != 3 {
-            return Err(format!("{} moves given, a ballot has 3", moves.len()));
+            return Err(MovesError::NotThree(moves.len()));
         }
         Ok(self.by_position(&replay(moves)?))
     }

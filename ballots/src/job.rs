@@ -12,6 +12,7 @@ use proofdb::Outcome;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use thiserror::Error;
 
 /// What a proof attempt gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,8 +32,24 @@ pub struct Attempt {
 /// that sets it.
 pub type StopFlag = Arc<AtomicBool>;
 
+/// Why a walk must end before its budget does: what was stored before
+/// stays stored.
+#[derive(Debug, Error)]
+pub enum JobError {
+    /// The proof store could not be read or written, or refused a result
+    /// (a contradiction, trees that do not prove it).
+    #[error(transparent)]
+    Store(#[from] proofdb::StoreError),
+    /// A result the store took contradicts what the run already holds.
+    #[error(transparent)]
+    Keep(#[from] proofdb::KeepError),
+    /// A search failed (a proof that does not verify, a damaged table).
+    #[error(transparent)]
+    Solve(#[from] solver::solve::SolveError),
+}
+
 /// What an attempt at a position did, or why the walk must end.
-pub type Attempted = Result<Attempt, String>;
+pub type Attempted = Result<Attempt, JobError>;
 
 /// Proves positions within a time budget. Implementations store what they
 /// prove (result and proof tree) before returning.
@@ -88,7 +105,7 @@ pub trait JobRecords {
     fn get(&self, ply: usize) -> Option<PlyRecord>;
     /// Saves (replaces) the record of a ply; it must be durable when this
     /// returns.
-    fn put(&mut self, record: &PlyRecord) -> Result<(), String>;
+    fn put(&mut self, record: &PlyRecord) -> Result<(), JobError>;
 }
 
 /// Budgets of a walk.
@@ -164,7 +181,7 @@ pub fn walk(
     budget: WalkBudget,
     stop: &StopFlag,
     on_ply: &mut dyn FnMut(&PlyRecord),
-) -> Result<WalkSummary, String> {
+) -> Result<WalkSummary, JobError> {
     let mut summary = walk_plies(line, first_ply, prover, records, budget, stop, on_ply)?;
     // The frontier from the records, as every report names it
     // (crate::frontier): the earliest ply the walk has proved.
@@ -190,7 +207,7 @@ fn walk_plies(
     budget: WalkBudget,
     stop: &StopFlag,
     on_ply: &mut dyn FnMut(&PlyRecord),
-) -> Result<WalkSummary, String> {
+) -> Result<WalkSummary, JobError> {
     let mut w = Walker {
         line,
         prover,
@@ -297,7 +314,11 @@ impl Walker<'_> {
     /// `None` when the walk was interrupted (the summary says so; an
     /// interrupted attempt that proved nothing exact records nothing, so
     /// a resumed run tries it again).
-    fn attempt(&mut self, ply: usize, budget: Duration) -> Result<Option<Option<Outcome>>, String> {
+    fn attempt(
+        &mut self,
+        ply: usize,
+        budget: Duration,
+    ) -> Result<Option<Option<Outcome>>, JobError> {
         if self.stop.load(Ordering::Relaxed) {
             self.summary.end = WalkEnd::Interrupted;
             return Ok(None);
@@ -368,7 +389,7 @@ mod tests {
         fn get(&self, ply: usize) -> Option<PlyRecord> {
             self.0.get(&ply).cloned()
         }
-        fn put(&mut self, r: &PlyRecord) -> Result<(), String> {
+        fn put(&mut self, r: &PlyRecord) -> Result<(), JobError> {
             self.0.insert(r.ply, r.clone());
             Ok(())
         }

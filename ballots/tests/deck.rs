@@ -157,7 +157,7 @@ fn move_text() {
     assert!(play_move_text(&p, "11-").is_err());
     assert!(play_move_text(&p, "0-4").is_err());
     let e = play_move_text(&p, "22-17").unwrap_err();
-    assert!(e.contains("22-17 is not legal here"), "{e}");
+    assert!(e.to_string().contains("22-17 is not legal here"), "{e}");
     let p = replay(&["9-13", "22-17"]).unwrap();
     let (m, _) = play_move_text(&p, "13x22").unwrap();
     assert!(m.is_capture());
