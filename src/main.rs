@@ -11,6 +11,7 @@ mod interrupt;
 mod limits;
 mod oracle;
 mod progress;
+mod selfplay;
 mod serve;
 
 use clap::{Parser, Subcommand};

@@ -146,12 +146,12 @@ fn generate(args: &Args) -> anyhow::Result<()> {
             todo.len()
         );
     }
-    super::tune::append_games(
+    crate::selfplay::append_games(
         &args.positions,
         &todo,
         &ballots,
         settings,
-        &super::tune::play_eval(&args.play_eval)?,
+        &crate::selfplay::play_eval(&args.play_eval)?,
         "train",
     )
 }

@@ -9,13 +9,13 @@
 //! `engine::play::training`; this command reads the ballots, appends the
 //! games as they finish and writes the weights.
 
-use ballots::deck::{Ballot, Deck, Selection};
-use engine::eval::{Evaluator, Weights, FEATURE_NAMES};
-use engine::play::training::{count_games, game_text, read_samples};
-use engine::play::tune::{fit, self_play_game, Fit, SelfPlay};
-use rayon::prelude::*;
+use crate::selfplay::{append_games, play_eval};
+use ballots::deck::{Deck, Selection};
+use engine::eval::{Weights, FEATURE_NAMES};
+use engine::play::training::{count_games, read_samples};
+use engine::play::tune::{fit, Fit, SelfPlay};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Fit the evaluation weights to self-play outcomes and write them as
 /// Rust source (engine/src/eval/weights.rs) for the engine to embed.
@@ -56,61 +56,6 @@ pub struct Args {
     /// Threads for game generation (at most 1024).
     #[arg(long, default_value_t = 2, value_parser = crate::limits::threads)]
     pub threads: usize,
-}
-
-/// Plays self-play games `todo` (game `i` from ballot `i` of `ballots`,
-/// in turn, seeded by `i`) on the current thread pool and appends each to
-/// the positions file `path` as it finishes, with a progress bar (a line
-/// on stderr every 500 games, headed `who`, when the bar is hidden). For
-/// `checkers tune` and `checkers train generate`, which play the same
-/// games.
-pub(crate) fn append_games(
-    path: &Path,
-    todo: &[usize],
-    ballots: &[&Ballot],
-    settings: SelfPlay,
-    eval: &Evaluator,
-    who: &str,
-) -> anyhow::Result<()> {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| anyhow::anyhow!("cannot open {}: {e}", path.display()))?;
-    let file = std::sync::Mutex::new(file);
-    let bar = crate::progress::terminal_bar(
-        todo.len() as u64,
-        "games {wide_bar} {pos}/{len} [{elapsed_precise}<{eta_precise}]",
-    );
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    todo.par_iter().try_for_each(|&i| -> anyhow::Result<()> {
-        let start = ballots[i % ballots.len()].position;
-        let (positions, outcome) = self_play_game(i, start, settings, eval)?;
-        let text = game_text(i, outcome, &positions, settings.random_plies);
-        file.lock()
-            .map_err(|_| anyhow::anyhow!("a game writer failed"))?
-            .write_all(text.as_bytes())?;
-        bar.inc(1);
-        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-        if bar.is_hidden() && k.is_multiple_of(500) {
-            eprintln!("{who}: {k}/{} games", todo.len());
-        }
-        Ok(())
-    })?;
-    bar.finish_and_clear();
-    Ok(())
-}
-
-/// The evaluation named by `--play-eval` (of `tune` and `train
-/// generate`): hand, tuned, learned or a learned weights file.
-pub(crate) fn play_eval(name: &str) -> anyhow::Result<Evaluator> {
-    let option = match name {
-        "hand" | "tuned" | "learned" => format!("eval={name}"),
-        file => format!("eval-file={file}"),
-    };
-    let options = engine::search::SearchOptions::parse(&option)
-        .map_err(|e| anyhow::anyhow!("--play-eval {name}: {e}"))?;
-    Ok(options.eval)
 }
 
 /// Runs the command.
