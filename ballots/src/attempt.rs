@@ -8,7 +8,7 @@
 use crate::job::{
     Attempt, Attempted, JobError, JobRecords, PlyRecord, PlyStatus, PositionProver, StopFlag,
 };
-use crate::manager::{Answer, Cost, Goal, Manager, ManagerBudget, QuestionSolver};
+use crate::manager::{Cost, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
     JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource,
@@ -16,7 +16,7 @@ use proofdb::{
 };
 use solver::clock::{Clock, Stopwatch};
 use solver::question::question_goal;
-use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
+use solver::solve::{solve, CheckpointPlan, SolveError, SolveOptions, SolverKind};
 use solver::{Leaves, RepetitionTrust, Status};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -186,7 +186,7 @@ impl PositionProver for StoreProver<'_> {
             });
         }
         let before = watch.elapsed();
-        let solved = self.solve_and_keep(pos, Ask::Value, budget, stop)?;
+        let solved = self.solve_and_keep(pos, None, budget, stop)?;
         Ok(Attempt {
             outcome: solved.outcome,
             nodes: solved.nodes,
@@ -197,13 +197,14 @@ impl PositionProver for StoreProver<'_> {
 }
 
 impl StoreProver<'_> {
-    /// Runs the solvers on `pos` for `ask` within `budget` and stores what
+    /// Runs the solvers on `pos` for `question` (`None`: the value)
+    /// within `budget` and stores what
     /// they settle (verified proofs included).
     /// `stop` ends the searches as if the budget ran out.
     fn solve_and_keep(
         &self,
         pos: &Position,
-        ask: Ask,
+        question: Option<Question>,
         budget: Duration,
         stop: &StopFlag,
     ) -> Result<Solved, JobError> {
@@ -216,7 +217,7 @@ impl StoreProver<'_> {
         // than failing when it writes them.
         let checkpoints = self
             .checkpoints
-            .filter(|_| ask == Ask::Value && self.settings.solver != SolverKind::Ab)
+            .filter(|_| question.is_none() && self.settings.solver != SolverKind::Ab)
             .filter(|dir| match std::fs::create_dir_all(dir) {
                 Ok(()) => true,
                 Err(e) => {
@@ -230,7 +231,7 @@ impl StoreProver<'_> {
             });
         let opts = SolveOptions {
             solver: self.settings.solver,
-            ask,
+            question,
             max_nodes: u64::MAX,
             time: Some(budget),
             clock: self.settings.clock,
@@ -352,27 +353,23 @@ impl QuestionSolver for StoreProver<'_> {
         question: Question,
         budget: Duration,
         stop: &StopFlag,
-    ) -> (Answer, Cost) {
-        let ask = match question {
-            Question::Win => Ask::Win,
-            Question::AtLeastDraw => Ask::Draw,
-            // The manager only asks about the side to move's own goals.
-            Question::AtMostDraw | Question::Loss => return (Answer::Unknown, Cost::default()),
-        };
+    ) -> (Status, Cost) {
+        // The manager only asks about the side to move's own goals.
+        if !question.prover_moves_first() {
+            return (Status::Unknown, Cost::default());
+        }
         let watch = Stopwatch::start(self.settings.clock);
         if let Some(s) = self.known(pos, question) {
             let cost = Cost {
                 nodes: 0,
                 time: watch.elapsed(),
             };
-            return (status_answer(s), cost);
+            return (s, cost);
         }
         let before = watch.elapsed();
-        match self.solve_and_keep(pos, ask, budget, stop) {
+        match self.solve_and_keep(pos, Some(question), budget, stop) {
             Ok(solved) => {
-                let answer = self
-                    .known(pos, question)
-                    .map_or(Answer::Unknown, status_answer);
+                let answer = self.known(pos, question).unwrap_or(Status::Unknown);
                 let cost = Cost {
                     nodes: solved.nodes,
                     time: before + solved.time,
@@ -380,21 +377,13 @@ impl QuestionSolver for StoreProver<'_> {
                 (answer, cost)
             }
             Err(_) => (
-                Answer::Unknown,
+                Status::Unknown,
                 Cost {
                     nodes: 0,
                     time: watch.elapsed(),
                 },
             ),
         }
-    }
-}
-
-fn status_answer(s: Status) -> Answer {
-    match s {
-        Status::Success => Answer::Yes,
-        Status::Failure => Answer::No,
-        Status::Unknown => Answer::Unknown,
     }
 }
 
@@ -421,10 +410,10 @@ impl ManagedProver<'_> {
     fn manage(
         &self,
         pos: &Position,
-        goal: Goal,
+        goal: Question,
         total: Duration,
         stop: &StopFlag,
-    ) -> (Answer, Cost) {
+    ) -> (Status, Cost) {
         let clock = self.inner.settings.clock;
         let budget = ManagerBudget {
             per_call: total
@@ -458,8 +447,7 @@ impl PositionProver for ManagedProver<'_> {
         let for_manager = budget.saturating_sub(spent).mul_f64(0.8);
         let mut managed = Duration::ZERO;
         let open = |q: Question| self.inner.known(pos, q).is_none();
-        for goal in [Goal::Win, Goal::AtLeastDraw] {
-            let q = goal.question();
+        for q in [Question::Win, Question::AtLeastDraw] {
             if !open(q) {
                 if self.inner.known(pos, q) == Some(Status::Success) {
                     break; // a win settles the value
@@ -470,10 +458,10 @@ impl PositionProver for ManagedProver<'_> {
             if total.is_zero() || stop.load(std::sync::atomic::Ordering::Relaxed) {
                 break;
             }
-            let (answer, cost) = self.manage(pos, goal, total, stop);
+            let (answer, cost) = self.manage(pos, q, total, stop);
             nodes += cost.nodes;
             managed += cost.time;
-            if answer != Answer::No {
+            if answer != Status::Failure {
                 break; // a win, or still open: nothing more to ask
             }
         }

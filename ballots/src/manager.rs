@@ -16,6 +16,7 @@ use crate::job::StopFlag;
 use engine::Position;
 use proofdb::Question;
 use solver::clock::{Clock, Stopwatch};
+use solver::Status;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -30,36 +31,6 @@ pub struct Cost {
     pub time: Duration,
 }
 
-/// A solver's answer to a binary question for the side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Answer {
-    /// The side to move achieves it.
-    Yes,
-    /// The side to move does not.
-    No,
-    /// Not settled within the budget.
-    Unknown,
-}
-
-/// What the manager sets out to show for the root's side to move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Goal {
-    /// The side to move wins.
-    Win,
-    /// The side to move at least draws.
-    AtLeastDraw,
-}
-
-impl Goal {
-    /// The same question as the solvers ask it.
-    pub const fn question(self) -> Question {
-        match self {
-            Goal::Win => Question::Win,
-            Goal::AtLeastDraw => Question::AtLeastDraw,
-        }
-    }
-}
-
 /// Answers binary questions about positions within a budget (the solvers,
 /// behind the store and the databases).
 pub trait QuestionSolver {
@@ -70,7 +41,7 @@ pub trait QuestionSolver {
         question: Question,
         budget: Duration,
         stop: &StopFlag,
-    ) -> (Answer, Cost);
+    ) -> (Status, Cost);
 }
 
 const INF: u32 = u32::MAX / 4;
@@ -107,8 +78,9 @@ pub struct ManagerBudget {
 /// The outcome of a manager run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ManagerResult {
-    /// Proved, disproved, or still open.
-    pub answer: Answer,
+    /// Proved ([`Status::Success`]), disproved ([`Status::Failure`]),
+    /// or still open.
+    pub answer: Status,
     /// Solver calls made.
     pub calls: u64,
     /// Nodes searched by the solver in all calls.
@@ -126,13 +98,15 @@ pub struct ManagerResult {
 /// The manager for one root and question.
 pub struct Manager<'a> {
     nodes: Vec<Node>,
-    goal: Goal,
+    goal: Question,
     solver: &'a dyn QuestionSolver,
 }
 
 impl<'a> Manager<'a> {
-    /// A manager for `goal` of `root`'s side to move.
-    pub fn new(root: Position, goal: Goal, solver: &'a dyn QuestionSolver) -> Self {
+    /// A manager for `goal` of `root`'s side to move: [`Question::Win`]
+    /// or [`Question::AtLeastDraw`], a question whose proving side moves
+    /// first (the others are left open: [`Status::Unknown`]).
+    pub fn new(root: Position, goal: Question, solver: &'a dyn QuestionSolver) -> Self {
         Manager {
             nodes: vec![Node {
                 pos: root,
@@ -154,8 +128,8 @@ impl<'a> Manager<'a> {
     /// the opponent must fail to win.
     fn opponent_question(&self) -> Question {
         match self.goal {
-            Goal::Win => Question::AtLeastDraw,
-            Goal::AtLeastDraw => Question::Win,
+            Question::Win => Question::AtLeastDraw,
+            _ => Question::Win,
         }
     }
 
@@ -185,15 +159,15 @@ impl<'a> Manager<'a> {
     fn solve_leaf(&mut self, i: usize, budget: Duration, stop: &StopFlag) -> Cost {
         let node = self.nodes[i].clone();
         let (q, yes_holds) = if node.or_node {
-            (self.goal.question(), true)
+            (self.goal, true)
         } else {
             (self.opponent_question(), false)
         };
         let (answer, spent) = self.solver.answer(&node.pos, q, budget, stop);
         match answer {
-            Answer::Yes => self.set_proved(i, yes_holds),
-            Answer::No => self.set_proved(i, !yes_holds),
-            Answer::Unknown => self.nodes[i].tried = true,
+            Status::Success => self.set_proved(i, yes_holds),
+            Status::Failure => self.set_proved(i, !yes_holds),
+            Status::Unknown => self.nodes[i].tried = true,
         }
         spent
     }
@@ -322,11 +296,11 @@ impl<'a> Manager<'a> {
         let root = &self.nodes[0];
         ManagerResult {
             answer: if root.pn == 0 {
-                Answer::Yes
+                Status::Success
             } else if root.dn == 0 {
-                Answer::No
+                Status::Failure
             } else {
-                Answer::Unknown
+                Status::Unknown
             },
             calls,
             solver_nodes,
@@ -379,16 +353,16 @@ mod tests {
             q: Question,
             _b: Duration,
             _s: &StopFlag,
-        ) -> (Answer, Cost) {
+        ) -> (Status, Cost) {
             // Sound but short-sighted: a win or loss within 3 plies is real.
             let cost = Cost {
                 nodes: 10,
                 time: Duration::from_micros(1),
             };
             match q {
-                Question::Win if wins(pos, 3) => (Answer::Yes, cost),
-                Question::AtLeastDraw if loses(pos, 3) => (Answer::No, cost),
-                _ => (Answer::Unknown, cost),
+                Question::Win if wins(pos, 3) => (Status::Success, cost),
+                Question::AtLeastDraw if loses(pos, 3) => (Status::Failure, cost),
+                _ => (Status::Unknown, cost),
             }
         }
     }
@@ -448,9 +422,9 @@ mod tests {
     fn proves_wins_deeper_than_the_solver_sees() {
         let stop = Arc::new(AtomicBool::new(false));
         for root in three_candidates(|p| !wins(p, 3) && wins(p, 7)) {
-            let mut m = Manager::new(root, Goal::Win, &Exhaustive);
+            let mut m = Manager::new(root, Question::Win, &Exhaustive);
             let r = m.run(budget(), &stop);
-            assert_eq!(r.answer, Answer::Yes, "{root:?}");
+            assert_eq!(r.answer, Status::Success, "{root:?}");
             assert!(r.calls > 1 && r.tree_nodes > 1);
         }
     }
@@ -459,8 +433,8 @@ mod tests {
     fn disproves_a_draw_for_a_side_that_loses() {
         let stop = Arc::new(AtomicBool::new(false));
         for root in three_candidates(|p| !loses(p, 3) && loses(p, 6)) {
-            let mut m = Manager::new(root, Goal::AtLeastDraw, &Exhaustive);
-            assert_eq!(m.run(budget(), &stop).answer, Answer::No, "{root:?}");
+            let mut m = Manager::new(root, Question::AtLeastDraw, &Exhaustive);
+            assert_eq!(m.run(budget(), &stop).answer, Status::Failure, "{root:?}");
         }
     }
 
@@ -474,8 +448,8 @@ mod tests {
             ..budget()
         };
         for root in candidates().take(300).filter(|p| !wins(p, 7)).take(20) {
-            let mut m = Manager::new(root, Goal::Win, &Exhaustive);
-            if m.run(small, &stop).answer == Answer::Yes {
+            let mut m = Manager::new(root, Question::Win, &Exhaustive);
+            if m.run(small, &stop).answer == Status::Success {
                 assert!(wins(&root, 11), "{root:?}");
             }
         }

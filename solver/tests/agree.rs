@@ -14,7 +14,7 @@ use engine::{NoOracle, Oracle, Position, Value};
 use proofdb::outcome::NoResults;
 use solver::dfpn::{Dfpn, DfpnConfig, TrustStats};
 use solver::prover::{AbConfig, AlphaBeta};
-use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::solve::{solve, SolveOptions, SolverKind};
 use solver::{CallLimits, Leaves, Status, Threshold};
 
 fn expected(v: Value, t: Threshold) -> Status {
@@ -299,7 +299,7 @@ fn ghi_positions_solve_to_the_reference_value_with_verified_proofs() {
         for kind in [SolverKind::Ab, SolverKind::Dfpn] {
             let opts = SolveOptions {
                 solver: kind,
-                ask: Ask::Value,
+                question: None,
                 max_nodes: 100_000,
                 ..SolveOptions::default()
             };

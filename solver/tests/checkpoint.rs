@@ -7,9 +7,9 @@ use engine::egdb::file::Checksum;
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Position, Value};
 use proofdb::outcome::NoResults;
-use proofdb::Outcome;
+use proofdb::{Outcome, Question};
 use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
-use solver::solve::{solve, Ask, CheckpointPlan, SolveError, SolveOptions, SolverKind};
+use solver::solve::{solve, CheckpointPlan, SolveError, SolveOptions, SolverKind};
 use solver::{CallLimits, Leaves, Status, Threshold};
 use std::path::{Path, PathBuf};
 mod stack;
@@ -314,7 +314,7 @@ fn only_an_open_question_writes_its_tables_after_it() {
 fn win_question_with_checkpoint(path: &Path, max_nodes: u64) -> SolveOptions {
     SolveOptions {
         solver: SolverKind::Dfpn,
-        ask: Ask::Win,
+        question: Some(Question::Win),
         max_nodes,
         checkpoint: Some(CheckpointPlan {
             path: path.to_path_buf(),

@@ -9,7 +9,7 @@ use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Oracle, Value};
 use proofdb::outcome::NoResults;
 use proofdb::Outcome;
-use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::solve::{solve, SolveOptions, SolverKind};
 use solver::Leaves;
 use stack::on_big_stack;
 
@@ -70,7 +70,7 @@ pub fn check_known_positions(
         let p = parse_fen(&k.fen).unwrap_or_else(|e| panic!("line {}: {e}", k.line));
         let opts = SolveOptions {
             solver: SolverKind::Both,
-            ask: Ask::Value,
+            question: None,
             max_nodes: budget,
             ..SolveOptions::default()
         };

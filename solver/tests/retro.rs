@@ -11,7 +11,7 @@ use engine::{Color, NoOracle, Oracle, Position, Setup, Value};
 use proofdb::outcome::NoResults;
 use proofdb::{Outcome, ProofEntry, Question};
 use solver::retro::{Retro, RetroConfig};
-use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::solve::{solve, SolveOptions, SolverKind};
 use solver::verify::verify;
 use solver::Leaves;
 use std::path::PathBuf;
@@ -259,7 +259,7 @@ fn the_cap_gives_bounds() {
         &SolveOptions {
             solver: SolverKind::All,
             retro_positions: 100,
-            ask: Ask::Win,
+            question: Some(Question::Win),
             ..SolveOptions::default()
         },
     )

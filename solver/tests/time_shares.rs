@@ -9,7 +9,7 @@
 
 use engine::{NoOracle, Position};
 use proofdb::outcome::NoResults;
-use solver::solve::{solve, Ask, Runner, SolveOptions, SolverKind};
+use solver::solve::{solve, Runner, SolveOptions, SolverKind};
 use solver::{Leaves, Status, Threshold};
 
 #[test]
@@ -19,7 +19,7 @@ fn every_solver_and_question_gets_its_own_node_budget() {
     let budget = 20_000;
     let opts = SolveOptions {
         solver: SolverKind::Both,
-        ask: Ask::Value,
+        question: None,
         time: None,
         max_nodes: budget,
         ..SolveOptions::default()

@@ -7,18 +7,18 @@ use engine::{NoOracle, Oracle, Position, Value};
 use proofdb::outcome::NoResults;
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use solver::proofio::{read_proofs, write_proofs, StoredProof};
-use solver::solve::{solve, Ask, SolveOptions, SolverKind};
+use solver::solve::{solve, SolveOptions, SolverKind};
 use solver::verify::{verify, VerifyError};
 use solver::Leaves;
 
 /// A won king ending: White to move wins (three kings v two).
 const WIN: &str = "W:WK22,K23,K24:BK31,K32";
 
-fn proof_of(fen: &str, ask: Ask) -> ProofTree {
+fn proof_of(fen: &str, question: Question) -> ProofTree {
     let p = parse_fen(fen).unwrap();
     let opts = SolveOptions {
         solver: SolverKind::Dfpn,
-        ask,
+        question: Some(question),
         max_nodes: 2_000_000,
         ..SolveOptions::default()
     };
@@ -27,7 +27,7 @@ fn proof_of(fen: &str, ask: Ask) -> ProofTree {
 }
 
 fn win_proof() -> ProofTree {
-    let t = proof_of(WIN, Ask::Win);
+    let t = proof_of(WIN, Question::Win);
     assert_eq!(t.question, Question::Win);
     assert!(verify(&t, &NoOracle, &NoResults).is_ok());
     t
@@ -116,7 +116,7 @@ fn a_cycle_in_a_win_proof_is_rejected_but_allowed_in_a_draw_proof() {
         let p = parse_fen(f).unwrap();
         let opts = SolveOptions {
             solver: SolverKind::Ab,
-            ask: Ask::Value,
+            question: None,
             max_nodes: 1_000_000,
             ..SolveOptions::default()
         };

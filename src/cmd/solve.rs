@@ -6,11 +6,11 @@ use crate::oracle::Needs;
 use anyhow::Context;
 use engine::notation::fen::{parse_fen, to_fen};
 use proofdb::outcome::NoResults;
-use proofdb::{LiveResults, Store};
+use proofdb::{LiveResults, Question, Store};
 use solver::clock::Clock;
 use solver::proofio::{self, StoredProof};
 use solver::question::Threshold;
-use solver::solve::{solve, Ask, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
+use solver::solve::{solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -20,15 +20,25 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 use std::time::Instant;
 
-/// Which question to answer.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum QuestionArg {
-    /// Does the side to move win?
-    Win,
-    /// Does the side to move at least draw?
-    Draw,
-    /// The value: both questions as needed (a draw needs both).
-    Value,
+/// What `--question` asks: a question of the side to move, or `None`
+/// for the value. (An alias, not a type: the clap derive then takes the
+/// parser's value as it is.)
+type Asked = Option<Question>;
+
+/// `--question`'s names and what each asks: the one place where the
+/// command line's words map onto [`Question`].
+fn question_parser() -> impl clap::builder::TypedValueParser<Value = Asked> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new([
+        PossibleValue::new("win").help("Does the side to move win?"),
+        PossibleValue::new("draw").help("Does the side to move at least draw?"),
+        PossibleValue::new("value").help("The value: both questions as needed (a draw needs both)"),
+    ])
+    .map(|name: String| match name.as_str() {
+        "win" => Some(Question::Win),
+        "draw" => Some(Question::AtLeastDraw),
+        _ => None,
+    })
 }
 
 /// The time limit of a solve given neither `--time` nor `--nodes`.
@@ -45,8 +55,8 @@ pub struct Args {
     #[arg(long, conflicts_with = "fen")]
     pub batch: Option<PathBuf>,
     /// The question.
-    #[arg(long, value_enum, default_value = "value")]
-    pub question: QuestionArg,
+    #[arg(long, value_parser = question_parser(), default_value = "value")]
+    pub question: Asked,
     /// The solver (df-pn by default: on the bench positions and the
     /// ballot walks it settles more than alpha-beta in the same time).
     #[arg(long, value_enum, default_value = "dfpn")]
@@ -207,11 +217,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let leaves = Leaves::new(oracle.as_ref(), results);
     let opts = SolveOptions {
         solver: args.solver.kind(),
-        ask: match args.question {
-            QuestionArg::Win => Ask::Win,
-            QuestionArg::Draw => Ask::Draw,
-            QuestionArg::Value => Ask::Value,
-        },
+        question: args.question,
         max_nodes: args.nodes.unwrap_or(u64::MAX),
         // Without a limit: DEFAULT_TIME.
         time: match (args.nodes, args.time) {

@@ -125,24 +125,17 @@ impl From<Credit> for Provenance {
     }
 }
 
-/// What to establish.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ask {
-    /// Does the side to move win?
-    Win,
-    /// Does the side to move at least draw?
-    Draw,
-    /// The value: as many of the two questions as needed.
-    Value,
-}
-
 /// Limits and choices of a [`solve`] call.
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
     /// Which solver.
     pub solver: SolverKind,
-    /// Which question.
-    pub ask: Ask,
+    /// Which question: `None` asks the value (as many of the two binary
+    /// questions as needed); [`Question::Win`] (or its negation
+    /// [`Question::AtMostDraw`]) asks whether the side to move wins,
+    /// [`Question::AtLeastDraw`] (or [`Question::Loss`]) whether it at
+    /// least draws.
+    pub question: Option<Question>,
     /// Node budget per solver and binary question.
     pub max_nodes: u64,
     /// Time limit for the whole call, on [`SolveOptions::clock`].
@@ -212,7 +205,7 @@ impl Default for SolveOptions {
     fn default() -> Self {
         SolveOptions {
             solver: SolverKind::Ab,
-            ask: Ask::Value,
+            question: None,
             max_nodes: 10_000_000,
             time: None,
             clock: Clock::Cpu,
@@ -351,7 +344,7 @@ pub enum SolveError {
 /// position alpha-beta cannot settle quickly goes back to df-pn.
 const EXTRACT_AB_NODES: u64 = 200_000;
 
-/// Answers `opts.ask` for `root` with `leaves`.
+/// Answers `opts.question` for `root` with `leaves`.
 pub fn solve(
     root: Position,
     leaves: Leaves<'_>,
@@ -390,13 +383,13 @@ fn solve_here(
         Err(SolveError::Extract { .. }) if opts.solver == SolverKind::All => Default::default(),
         Err(e) => return Err(e),
     };
-    let settled = part.outcome.is_some_and(|o| settles(opts.ask, o));
+    let settled = part.outcome.is_some_and(|o| settles(opts.question, o));
     if settled || opts.solver == SolverKind::Retro {
         return Ok(part.report(root, opts, start));
     }
     let rest = SolveOptions {
         solver: SolverKind::Both,
-        ask: part.open_question(opts.ask),
+        question: part.open_question(opts.question),
         time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         ..opts.clone()
     };
@@ -404,7 +397,7 @@ fn solve_here(
     part.join(rep, opts, start)
 }
 
-/// The searches (alpha-beta, df-pn or both) for `opts.ask`. The engine's
+/// The searches (alpha-beta, df-pn or both) for `opts.question`. The engine's
 /// guess steers the order of the questions and the trust in repetitions
 /// (never what is proved).
 fn search_here(
@@ -414,7 +407,7 @@ fn search_here(
 ) -> Result<SolveReport, SolveError> {
     let start = Instant::now();
     let uses_dfpn = opts.solver != SolverKind::Ab;
-    let guessed = (opts.ask == Ask::Value || (opts.trust == RepetitionTrust::Auto && uses_dfpn))
+    let guessed = (opts.question.is_none() || (opts.trust == RepetitionTrust::Auto && uses_dfpn))
         .then(|| guess(&root, leaves.oracle));
     let expect = guessed.map(|g| g.expect);
     let drawn_child = draw_by_a_leaf_child(&root, &leaves);
@@ -426,10 +419,10 @@ fn search_here(
         }
     };
     let mut searches = Searches::new(root, leaves, opts, trust)?;
-    let found = match opts.ask {
-        Ask::Win => searches.answer_win()?,
-        Ask::Draw => searches.answer_draw()?,
-        Ask::Value => {
+    let found = match opts.question.map(Threshold::at_root) {
+        Some(Threshold::Win) => searches.answer_win()?,
+        Some(Threshold::Draw) => searches.answer_draw()?,
+        None => {
             // The budget goes to the question still open: a draw question
             // that the databases or the store already settle at the root,
             // or at one of its children (the ballot walk's main-line
@@ -463,7 +456,7 @@ pub fn proved_winning_moves(
 ) -> Result<Vec<Move>, SolveError> {
     let opts = SolveOptions {
         solver: SolverKind::Dfpn,
-        ask: Ask::Draw,
+        question: Some(Question::AtLeastDraw),
         max_nodes,
         ..SolveOptions::default()
     };

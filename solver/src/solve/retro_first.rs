@@ -6,8 +6,7 @@
 
 use super::searches::{millis_since, run_of};
 use super::{
-    Ask, Credit, QuestionRun, Runner, SolveError, SolveOptions, SolveReport, SolverKind,
-    VerifiedProof,
+    Credit, QuestionRun, Runner, SolveError, SolveOptions, SolveReport, SolverKind, VerifiedProof,
 };
 use crate::clock::Instant;
 use crate::leaves::Leaves;
@@ -79,7 +78,7 @@ pub(super) fn retro_part(
     };
     let r = match Retro::solve(root, leaves, &cfg) {
         Ok(r) => r,
-        Err(e) => return Ok(gave_up(e, opts.ask, t0)),
+        Err(e) => return Ok(gave_up(e, opts.question, t0)),
     };
     let millis = millis_since(t0);
     let (lo, _) = r.bounds();
@@ -88,7 +87,7 @@ pub(super) fn retro_part(
     } else {
         None
     };
-    let runs = retro_runs(&r, opts.ask, millis, best);
+    let runs = retro_runs(&r, opts.question, millis, best);
     let mut proofs = Vec::new();
     for question in r.questions().into_iter().filter(|_| opts.proofs) {
         proofs.push(retro_proof(&r, question, root, leaves, opts, millis)?);
@@ -103,18 +102,14 @@ pub(super) fn retro_part(
 
 /// The part of an analysis that gave up: one open run with the
 /// positions it had enumerated.
-fn gave_up(e: RetroError, ask: Ask, t0: Instant) -> RetroPart {
+fn gave_up(e: RetroError, question: Option<Question>, t0: Instant) -> RetroPart {
     let nodes = match e {
         RetroError::OutOfTime { positions, .. } | RetroError::Stopped { positions, .. } => {
             positions
         }
         _ => 0,
     };
-    let threshold = if ask == Ask::Draw {
-        Threshold::Draw
-    } else {
-        Threshold::Win
-    };
+    let threshold = question.map_or(Threshold::Win, Threshold::at_root);
     let run = run_of(
         threshold,
         Runner::Retro,
@@ -129,11 +124,16 @@ fn gave_up(e: RetroError, ask: Ask, t0: Instant) -> RetroPart {
     }
 }
 
-/// The binary questions `ask` needs, in the order the searches ask
+/// The binary questions `question` (`None`: the value) needs, in the order the searches ask
 /// them, as the analysis answers them: it answers every question at
 /// once, so its first run carries its positions and time, the second,
 /// if any, none.
-fn retro_runs(r: &Retro, ask: Ask, millis: u64, best: Option<Move>) -> Vec<QuestionRun> {
+fn retro_runs(
+    r: &Retro,
+    question: Option<Question>,
+    millis: u64,
+    best: Option<Move>,
+) -> Vec<QuestionRun> {
     let (lo, hi) = r.bounds();
     let status = |yes: bool, no: bool| match (yes, no) {
         (true, _) => Status::Success,
@@ -142,11 +142,11 @@ fn retro_runs(r: &Retro, ask: Ask, millis: u64, best: Option<Move>) -> Vec<Quest
     };
     let win = status(lo == Value::Win, hi <= Value::Draw);
     let draw = status(lo >= Value::Draw, hi == Value::Loss);
-    let asked = match ask {
-        Ask::Win => vec![(Threshold::Win, win)],
-        Ask::Draw => vec![(Threshold::Draw, draw)],
-        Ask::Value if win == Status::Success => vec![(Threshold::Win, win)],
-        Ask::Value => vec![(Threshold::Win, win), (Threshold::Draw, draw)],
+    let asked = match question.map(Threshold::at_root) {
+        Some(Threshold::Win) => vec![(Threshold::Win, win)],
+        Some(Threshold::Draw) => vec![(Threshold::Draw, draw)],
+        None if win == Status::Success => vec![(Threshold::Win, win)],
+        None => vec![(Threshold::Win, win), (Threshold::Draw, draw)],
     };
     asked
         .iter()
@@ -218,15 +218,16 @@ impl RetroPart {
         }
     }
 
-    /// The question the searches still have to answer for `ask`.
-    pub(super) fn open_question(&self, ask: Ask) -> Ask {
+    /// The question the searches still have to answer for `question`
+    /// (`None`: the value).
+    pub(super) fn open_question(&self, question: Option<Question>) -> Option<Question> {
         let (lo, hi) = self
             .outcome
             .map_or((Value::Loss, Value::Win), |o| o.range());
-        match ask {
-            Ask::Value if lo == Value::Draw => Ask::Win,
-            Ask::Value if hi == Value::Draw => Ask::Draw,
-            ask => ask,
+        match question {
+            None if lo == Value::Draw => Some(Question::Win),
+            None if hi == Value::Draw => Some(Question::AtLeastDraw),
+            question => question,
         }
     }
 

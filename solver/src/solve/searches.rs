@@ -4,7 +4,7 @@
 //! settled, its proof extracted and verified before it counts.
 
 use super::{
-    Ask, Credit, QuestionRun, Runner, SolveError, SolveOptions, SolverKind, VerifiedProof,
+    Credit, QuestionRun, Runner, SolveError, SolveOptions, SolverKind, VerifiedProof,
     EXTRACT_AB_NODES,
 };
 use crate::budget::{CallLimited, CallLimits};
@@ -513,13 +513,13 @@ pub(super) fn win_fraction(expect_win: bool) -> f64 {
     }
 }
 
-/// Whether `ask` is answered by `o`.
-pub(super) fn settles(ask: Ask, o: Outcome) -> bool {
+/// Whether `question` (`None`: the value) is answered by `o`.
+pub(super) fn settles(question: Option<Question>, o: Outcome) -> bool {
     let (lo, hi) = o.range();
-    match ask {
-        Ask::Win => lo == Value::Win || hi <= Value::Draw,
-        Ask::Draw => lo >= Value::Draw || hi == Value::Loss,
-        Ask::Value => lo == hi,
+    match question.map(Threshold::at_root) {
+        Some(Threshold::Win) => lo == Value::Win || hi <= Value::Draw,
+        Some(Threshold::Draw) => lo >= Value::Draw || hi == Value::Loss,
+        None => lo == hi,
     }
 }
 
