@@ -26,6 +26,7 @@ pub mod schema;
 pub mod seal;
 pub mod stats;
 pub mod store;
+#[cfg(any(test, feature = "testing"))]
 pub mod testing;
 pub mod trees;
 pub mod trust;

@@ -10,8 +10,8 @@ use engine::notation::fen::to_fen;
 use engine::{Color, Position};
 use proofdb::codec::iso8601;
 use proofdb::{
-    merge_shard, MergeReport, Outcome, Provenance, ResultCache, ResultRecord, ResultSource, Store,
-    StoreError, Writer, WriterOptions,
+    merge_shard, LeafSource, MergeReport, Outcome, ProofEntry, ProofTree, Provenance, Question,
+    ResultCache, ResultRecord, ResultSource, Store, StoreError, Writer, WriterOptions,
 };
 use std::io::Write;
 use std::path::PathBuf;
@@ -399,15 +399,38 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The `n`th synthetic position (n < 2^20): Black men on 1-12 from the low
-/// 12 bits, White men on 21-28 from the next 8.
+/// The `n`th synthetic position (n < 2^20): Black to move without a
+/// piece (a loss: no move), seven White men on squares 5-32, the `n`th
+/// such set in colex order (C(28, 7) > 2^20), so that a one-node tree, a
+/// terminal leaf, is a real proof of it.
 fn synthetic(n: u64) -> Position {
-    Position::from_bitboards_unchecked(
-        (n & 0xFFF) as u32,
-        (((n >> 12) & 0xFF) as u32) << 20,
-        0,
-        Color::Black,
-    )
+    let binomial = |n: u64, k: u64| (0..k).fold(1u64, |c, i| c * (n - i) / (i + 1));
+    let (mut rest, mut men) = (n, 0u32);
+    for k in (1..=7u64).rev() {
+        // The largest square c (from 0) with C(c, k) <= rest.
+        let c = (k - 1..28)
+            .take_while(|&c| binomial(c, k) <= rest)
+            .last()
+            .unwrap_or(k - 1);
+        rest -= binomial(c, k);
+        men |= 1 << (c + 4);
+    }
+    Position::from_bitboards_unchecked(0, men, 0, Color::Black)
+}
+
+/// The proof of a synthetic position's `outcome` (a loss, or at most a
+/// draw): its root is a terminal leaf, which `db check --proofs` and the
+/// verifier accept.
+fn terminal_proof(pos: Position, outcome: Outcome) -> Vec<ProofTree> {
+    let question = match outcome {
+        Outcome::Exact(_) => Question::Loss,
+        _ => Question::AtMostDraw,
+    };
+    vec![ProofTree {
+        root: pos,
+        question,
+        nodes: vec![(pos, ProofEntry::Leaf(LeafSource::Terminal))],
+    }]
 }
 
 /// Seconds `count` takes to find the stored positions among the probes
@@ -430,9 +453,8 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
         .join(format!("checkers-db-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let outcome = |n: u64| match n % 3 {
-        0 => Outcome::Exact(engine::Value::Draw),
-        1 => Outcome::AtLeastDraw,
-        _ => Outcome::Exact(engine::Value::Win),
+        1 => Outcome::AtMostDraw,
+        _ => Outcome::Exact(engine::Value::Loss),
     };
     let prov = Provenance {
         solver: "bench".into(),
@@ -447,11 +469,10 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
         {
             let w = Writer::open(&path, WriterOptions::default())?;
             let h = w.handle();
-            // Synthetic results, each with one-node placeholder trees (the
-            // store keeps a result only with its trees; these would fail
-            // `db check --proofs`).
+            // Synthetic results, each with its proof: one node, a terminal
+            // leaf (the store keeps a result only with its trees).
             (0..results).into_par_iter().try_for_each_with(h, |h, n| {
-                let trees = proofdb::testing::unverified_trees(synthetic(n), outcome(n));
+                let trees = terminal_proof(synthetic(n), outcome(n));
                 h.put_proof(
                     ResultRecord::new(synthetic(n), outcome(n), prov.clone(), 0),
                     trees,
@@ -506,13 +527,13 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
             probes.len() as f64 / secs
         );
         // Merge: a shard overlapping half of the store, with bounds that
-        // tighten (>=draw + <=draw).
+        // tighten (<=draw, then the loss).
         let shard_path = dir.join("shard.sqlite");
         {
             let recs: Vec<ResultRecord> = (results / 2..results + results / 2)
                 .map(|n| {
                     let o = if n < results && n % 3 == 1 {
-                        Outcome::AtMostDraw
+                        Outcome::Exact(engine::Value::Loss)
                     } else {
                         outcome(n)
                     };
@@ -522,7 +543,7 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
             let w = Writer::open(&shard_path, WriterOptions::default())?;
             let h = w.handle();
             for r in recs {
-                let trees = proofdb::testing::unverified_trees(r.position, r.outcome);
+                let trees = terminal_proof(r.position, r.outcome);
                 h.put_proof(r, trees, "bench")?;
             }
             w.finish()?;
@@ -543,4 +564,26 @@ fn bench(results: u64, dir: Option<PathBuf>) -> anyhow::Result<()> {
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `db bench` stores real proofs: the verifier accepts each, and each
+    /// proves the outcome stored with it.
+    #[test]
+    fn the_bench_stores_proved_results() {
+        for n in [0, 1, 2, 4095, 12345, (1 << 20) - 1] {
+            for outcome in [Outcome::Exact(engine::Value::Loss), Outcome::AtMostDraw] {
+                let trees = terminal_proof(synthetic(n), outcome);
+                for t in &trees {
+                    solver::verify::verify(t, &engine::NoOracle, &proofdb::outcome::NoResults)
+                        .unwrap_or_else(|e| panic!("synthetic({n}): {e}"));
+                }
+                let questions: Vec<Question> = trees.iter().map(|t| t.question).collect();
+                assert!(proofdb::trust::trees_prove(&questions, outcome));
+            }
+        }
+    }
 }
