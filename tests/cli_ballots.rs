@@ -327,3 +327,32 @@ fn match_finds_the_deck_from_any_folder() {
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("empty"), "{}", text(&out.stderr));
 }
+
+/// `match --ballot N` names one ballot, any of 1-174: `--ballot 156`
+/// is ballot 156 alone (`--ballots 156`, the older spelling, is the
+/// 156-ballot deck), and `--deck` names a deck.
+#[test]
+fn match_names_ballot_156_alone() {
+    let games_of = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_checkers"))
+            .args(["match", "--self", "--depth", "1", "--games", "1000"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        text(&out.stderr)
+    };
+    common::assert_says(&games_of(&["--ballot", "156"]), "1 ballot(s) give 2 games");
+    common::assert_says(
+        &games_of(&["--ballot", "144", "174"]),
+        "2 ballot(s) give 4 games",
+    );
+    common::assert_says(
+        &games_of(&["--ballots", "156"]),
+        "156 ballot(s) give 312 games",
+    );
+    common::assert_says(
+        &games_of(&["--deck", "144"]),
+        "144 ballot(s) give 288 games",
+    );
+}

@@ -9,7 +9,7 @@
 //! `ballots::deck`.
 
 use crate::oracle::Needs;
-use ballots::deck::{Ballot, Deck};
+use ballots::deck::{Ballot, Deck, Selection};
 use engine::notation::movetext::parse_move;
 use engine::play::elo::Tally;
 use engine::play::hub_player::HubPlayer;
@@ -64,10 +64,19 @@ pub struct Args {
     /// Number of games (default: two per ballot; at most that).
     #[arg(long, value_parser = crate::limits::whole::<usize>(1, u64::MAX, "games"))]
     pub games: Option<usize>,
-    /// Ballot set: 156 (deck144 + added12), 144, 174 (all), barred, or
-    /// a comma-separated list of ACF numbers.
-    #[arg(long, default_value = "156")]
-    pub ballots: String,
+    /// These ballots (ACF numbers, any of 1-174: `--ballot 156` is
+    /// ballot 156 alone). Without it: --deck.
+    #[arg(long = "ballot", value_name = "N", num_args = 1.., conflicts_with_all = ["deck", "ballots"])]
+    pub ballot: Vec<u32>,
+    /// A whole deck: 156 (deck144 + added12, the default), 144, all
+    /// (174), barred.
+    #[arg(long, value_name = "DECK", conflicts_with = "ballots")]
+    pub deck: Option<Selection>,
+    /// The older spelling of both: a deck name (156, 144, 174, barred)
+    /// or a comma-separated list of ACF numbers (a number that is also a
+    /// deck name means the deck: use --ballot for ballot 144, 156 or 174).
+    #[arg(long)]
+    pub ballots: Option<String>,
     /// The ballots table (default: as for `ballots list`: --data,
     /// $CHECKERS_DATA, ../shared/data, beside the checkout, built in).
     #[arg(long)]
@@ -153,9 +162,25 @@ fn time_control(args: &Args) -> anyhow::Result<TimeControl> {
     Ok(TimeControl::Clock(t, i))
 }
 
-/// The ballots of `--ballots`, read from `--ballots-file`.
+/// The ballots of `--ballot`, `--deck` or `--ballots` (by default the
+/// 156 deck), read from `--ballots-file`.
 fn chosen_ballots(deck: &Deck, args: &Args) -> anyhow::Result<Vec<Ballot>> {
-    let chosen = deck.choose(&args.ballots).map_err(|e| match e {
+    if !args.ballot.is_empty() {
+        return args
+            .ballot
+            .iter()
+            .map(|&n| {
+                deck.get(n)
+                    .cloned()
+                    .ok_or_else(|| anyhow::anyhow!("no ballot {n} in {}", deck.source()))
+            })
+            .collect();
+    }
+    let Some(spec) = &args.ballots else {
+        let selection = args.deck.unwrap_or(Selection::Deck156);
+        return Ok(deck.select(selection).into_iter().cloned().collect());
+    };
+    let chosen = deck.choose(spec).map_err(|e| match e {
         ballots::deck::ChoiceError::Spec(s) => {
             anyhow::anyhow!("--ballots {s:?}: expected 156, 144, 174 or ACF numbers")
         }
@@ -342,9 +367,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         ScheduleError::TooMany {
             asked, available, ..
         } => anyhow::Error::new(crate::limits::UsageError(format!(
-            "--games {asked}: --ballots {} gives {available} games (each ballot with both \
+            "--games {asked}: {} ballot(s) give {available} games (each ballot with both \
                  colours); give at most that many",
-            args.ballots
+            ballots.len()
         ))),
         e => e.into(),
     })?;
