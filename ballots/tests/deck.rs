@@ -75,7 +75,8 @@ fn positions_map_back_to_ballots_by_any_move_order() {
     // A legal start that loses a man is no ballot.
     assert!(d.by_moves(&["9-13", "22-18", "5-9"]).unwrap().is_none());
     assert!(d.by_position(&Position::initial()).is_none());
-    // Illegal moves are errors.
+    // A legal opening is no error (whether or not it is a ballot);
+    // an illegal move, or other than three moves, is one.
     assert!(d.by_moves(&["9-14", "22-18", "5-9"]).is_ok());
     assert!(d.by_moves(&["9-12", "22-18", "5-9"]).is_err());
     assert!(d.by_moves(&["9-13", "22-18"]).is_err());

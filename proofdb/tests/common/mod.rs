@@ -50,18 +50,29 @@ pub fn synthetic_record(n: u64, solver: &str, proof_size: u64) -> proofdb::Resul
     proofdb::ResultRecord::new(synthetic(n), outcome_for(n), prov, proof_size)
 }
 
-/// A small pseudo-random number from the clock and a counter.
+/// The seed of the tests' pseudo-random choices: `$PROOFDB_TEST_SEED`,
+/// else a fixed one; printed once, so that a failure names the seed that
+/// replays its choices.
+pub fn test_seed() -> u64 {
+    static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *SEED.get_or_init(|| {
+        let seed = std::env::var("PROOFDB_TEST_SEED")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0x5EED_2026);
+        eprintln!("pseudo-random choices from seed {seed} (PROOFDB_TEST_SEED={seed} replays them)");
+        seed
+    })
+}
+
+/// The next pseudo-random number of the sequence [`test_seed`] starts
+/// (splitmix64 of the seed and a counter).
 pub fn random_u64() -> u64 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos() as u64;
-    let mut x =
-        t ^ (COUNTER.fetch_add(1, Ordering::Relaxed) as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x
+    let k = COUNTER.fetch_add(1, Ordering::Relaxed) as u64;
+    let mut x = test_seed().wrapping_add(k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// Stores `o` for `pos` with placeholder trees behind it
