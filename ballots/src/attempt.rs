@@ -49,9 +49,9 @@ pub struct ProverSettings {
 }
 
 /// [`ProverSettings::carry_over_bytes`] by default: 16 GiB, the tables of
-/// about 160 positions at the default table size (the 16-ballot sample
-/// left 28 files, 2.1 GB, at 60 CPU-s a ballot: a batch over all 156
-/// ballots leaves about ten times that).
+/// about 160 positions at the default table size (about what a batch
+/// over all 156 ballots leaves: docs/measurements.md, "Figures behind
+/// the code").
 pub const CARRY_OVER_BYTES: u64 = 16 << 30;
 
 impl Default for ProverSettings {

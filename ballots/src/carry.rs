@@ -3,9 +3,8 @@
 //! 100 MB each at the default table size), kept within a size limit.
 //!
 //! A batch over every ballot leaves a file at each stuck ply and at each
-//! ply it walked past once the ply before was proved (the 16-ballot
-//! sample left 28 files, 2.1 GB, at 60 CPU-s a ballot and 37, 2.7 GB, at
-//! 300), so without a limit the folder grows with the batch until the
+//! ply it walked past once the ply before was proved (gigabytes for a
+//! batch: docs/measurements.md, "Figures behind the code"), so without a limit the folder grows with the batch until the
 //! disk is full. The files are a cache: a position whose file is gone is
 //! searched afresh, and nothing proved is lost. So when the folder holds
 //! more than its limit, the files written longest ago go first (a

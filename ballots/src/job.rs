@@ -21,7 +21,8 @@ pub struct Attempt {
     pub outcome: Option<Outcome>,
     /// Nodes searched.
     pub nodes: u64,
-    /// Wall time in milliseconds.
+    /// Time spent in milliseconds, on the prover's clock (by default the
+    /// CPU time of the threads that search).
     pub millis: u64,
     /// Nodes in the proof tree (0 when nothing was proved or the position
     /// was a leaf).

@@ -138,7 +138,8 @@ pub struct JobRecord {
     pub outcome: Option<Outcome>,
     /// Nodes searched.
     pub nodes: u64,
-    /// Wall time in milliseconds.
+    /// Time spent in milliseconds, on the run's clock (by default CPU
+    /// time; wall time with `--wall-clock`).
     pub millis: u64,
     /// Positions in the proof(s).
     pub proof_size: u64,

@@ -2,9 +2,9 @@
 //! up at every child of every node the searches expand.
 //!
 //! Nearly every lookup is for a position the store does not hold, and a
-//! map of millions of positions answers each of them with a cache miss: a
-//! df-pn search over a store of 4.6 M proved positions spent over a
-//! quarter of its time there. So a position's hash first meets a filter
+//! map of millions of positions answers each of them with a cache miss
+//! (a large share of a df-pn search's time over a large store:
+//! docs/measurements.md, "Figures behind the code"). So a position's hash first meets a filter
 //! (two bits in one word; at least a byte a position when loaded): a
 //! position whose two bits are not both set is absent. The filter is read
 //! without a lock, and [`ResultSource::warm`] reads the words of a node's

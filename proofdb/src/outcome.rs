@@ -119,7 +119,8 @@ pub struct Provenance {
     pub solver: String,
     /// Nodes searched.
     pub nodes: u64,
-    /// Wall time in milliseconds.
+    /// Time in milliseconds on the run's clock (by default the CPU time
+    /// of the threads that searched; wall time with `--wall-clock`).
     pub millis: u64,
     /// Largest endgame database piece count used.
     pub egdb_pieces: u32,

@@ -14,7 +14,7 @@ pub trait CallLimited {
     /// The limits of the next call, to change.
     fn limits_mut(&mut self) -> &mut CallLimits;
 
-    /// Changes only the wall-clock limit.
+    /// Changes only the deadline (on the call's clock).
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.limits_mut().deadline = deadline;
     }
@@ -40,7 +40,8 @@ const CHECK_EVERY: u64 = 1024;
 pub struct CallLimits {
     /// Nodes one call may search.
     pub max_nodes: u64,
-    /// Wall-clock limit, if any.
+    /// Deadline, if any, on the clock of [`crate::clock::Instant`] (the
+    /// searching thread's CPU time by default, wall time if chosen).
     pub deadline: Option<Instant>,
     /// Set from outside (SIGINT, a run's end) to stop the search as if
     /// its budget ran out.

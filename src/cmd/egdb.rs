@@ -228,8 +228,8 @@ struct BenchArgs {
     /// Read the files into memory (huge pages) instead of mapping them.
     #[arg(long)]
     in_memory: bool,
-    /// Decode the probed tables into memory, two bits a position (655 MB
-    /// for 6 pieces), as commands do within CHECKERS_EGDB_MEMORY.
+    /// Decode the probed tables into memory, two bits a position, as
+    /// commands do within CHECKERS_EGDB_MEMORY.
     #[arg(long)]
     unpacked: bool,
     /// Threads probing at once, each over its own random positions; the

@@ -289,9 +289,8 @@ fn solve_slice_in_batches(
 /// The memory a build of `slice` allocates, in bytes: a state byte and a
 /// value byte per position and two frontier bitmaps ([`Frontier`]). The
 /// files of the slices it reads are mapped besides, and the operating
-/// system keeps of them what it can. (Measured: 2m2k@6-0m2k, 33.5 M
-/// positions, 75 MB by this count, peaked at 188 MB resident with the
-/// 6-piece files it reads mapped.)
+/// system keeps of them what it can (docs/measurements.md, "Figures
+/// behind the code", compares this count with a build's resident peak).
 pub fn build_memory(slice: SliceKey) -> u64 {
     slice
         .tables()
@@ -911,13 +910,9 @@ pub const BUILD_DECODE_BYTES: u64 = 1 << 30;
 /// The positions of one piece count still to build from which decoding
 /// the slices present first pays for itself.
 ///
-/// Measured 2026-11-27 on issue 27's 16 slices of 7 pieces (1.38 G
-/// positions, `egdb build --pieces 7 --for ... --threads 2` on the
-/// 6-piece set, beside other work): decoding every table of up to 6
-/// pieces (655 MB, 5.5 s wall) took the forward passes from 219 to 189
-/// s wall and the run from 336.1 to 316.8 CPU-s, the files byte for
-/// byte the same: about 22 ns a position built against 2 ns a position
-/// decoded, so it pays from about a tenth of the positions decoded.
+/// A position built costs about ten times what a position decoded does,
+/// so decoding pays from about a tenth of the positions decoded
+/// (docs/measurements.md, "Figures behind the code").
 const DECODE_PAYS_FROM: u64 = 300_000_000;
 
 /// Before a build starts on the slices of one piece count (the first of

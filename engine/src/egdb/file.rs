@@ -424,7 +424,8 @@ impl Arena {
 /// Maps `file` read-only.
 ///
 /// # Safety contract
-/// This is the one `unsafe` of the databases. A memory map is only sound
+/// One of the databases' three `unsafe` blocks (the others view a
+/// build's scratch map as a slice, `egdb::scratch`). A memory map is only sound
 /// while nobody modifies the file. Slice files are immutable once
 /// published: they are written under a temporary name and renamed into
 /// place, never rewritten (a rebuild publishes a new file by rename, which

@@ -408,10 +408,8 @@ impl Egdb {
     /// address translation more than on memory (on the virtual machines
     /// measured here, a random read past a few megabytes costs 9-14 ns
     /// even with many in flight), and a larger group pays the latency of
-    /// the first read fewer times (1 M random probes over decoded 6-piece
-    /// tables: 16.3 M/s in groups of 32, 18.8 M/s in groups of 128 to 512,
-    /// on a machine with 9-14 ns per read in flight; 28-29 M/s in groups
-    /// of 256 on one with 4.3 ns, `checkers egdb bench --unpacked`).
+    /// the first read fewer times (`checkers egdb bench --unpacked`
+    /// measures it; docs/measurements.md, "Figures behind the code").
     pub fn probe_many(&self, positions: &[Position], out: &mut [Option<Value>]) {
         const GROUP: usize = 256;
         let decoded = self.unpacked.bytes();

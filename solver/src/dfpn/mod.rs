@@ -33,10 +33,7 @@
 //! marked sound, with a move that stays in it; the others are reopened,
 //! and the call goes on, still trusting: each check adds sound results
 //! and reopens wrong ones, so a search settles soundly after a run of
-//! failed checks (13 of them on one 8-piece "no win" settled in 6.1 M
-//! nodes; 62 and 9.7 M when a check followed only the proving moves, and
-//! open after 30.9 M when the search gave up trust at the first failed
-//! check; docs/measurements.md, df-pn).
+//! failed checks (docs/measurements.md, df-pn, measures the choices).
 
 use crate::budget::{Budget, CallLimited, CallLimits};
 use crate::leaves::Leaves;

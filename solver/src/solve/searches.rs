@@ -38,9 +38,9 @@ fn share_at(now: Instant, until: Option<Instant>, fraction: f64) -> Option<Insta
 /// Shortest search of a settled question whose tables are written after
 /// it. An open question's always are (the next run goes on from them); a
 /// settled one's serve only a run killed during the next question, and
-/// writing them (tens of megabytes) cost a ballot walk 0.1-0.2 s a
-/// ply, most of its plies settling in a few seconds, the file then
-/// removed with the position settled.
+/// writing them (tens of megabytes) costs a ballot walk a share of the
+/// few seconds most of its plies take, the file then removed with the
+/// position settled (docs/measurements.md, "Figures behind the code").
 const SAVE_SETTLED_AFTER: Duration = Duration::from_secs(60);
 
 /// A run of `solver` on threshold `t` from `t0` until now, without

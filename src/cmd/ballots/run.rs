@@ -33,9 +33,8 @@ pub const DEFAULT_BALLOTS: [u32; 4] = [1, 2, 3, 4];
 
 /// Default of `--line-reach` from [`REACH_BUILD_FROM`] pieces on: the
 /// slices reachable from the lines' positions of up to one piece more
-/// than the databases (on the 16-ballot sample's lines, 766 of the 1,491
-/// slices of 7 pieces, 29.3 G of 34.2 G positions: docs/measurements.md,
-/// "Ballots").
+/// than the databases (docs/measurements.md, "Ballots", gives how many
+/// slices that is on the 16-ballot sample's lines).
 pub const LINE_REACH: u32 = 1;
 
 /// From this many pieces on, `ballots run` builds only the slices its
@@ -83,7 +82,7 @@ pub struct RunArgs {
     pub line_depth: u32,
     /// Give a position that half the position budget of direct solving
     /// leaves open to the proof-tree manager for the rest (off by default:
-    /// on 12 stuck ballots at 12 s a position it moved no frontier).
+    /// it has not moved a frontier where measured, docs/measurements.md).
     #[arg(long)]
     pub manager: bool,
     /// Start every attempt at a position afresh. By default df-pn's
