@@ -60,6 +60,58 @@ impl Question {
         matches!(self, Question::AtLeastDraw | Question::AtMostDraw)
     }
 
+    /// The question the side to move's search answers for this one, as
+    /// a search threshold: [`Question::Win`] (does it win?) for `Win` and
+    /// its negation `AtMostDraw`, [`Question::AtLeastDraw`] (does it at
+    /// least draw?) for `AtLeastDraw` and its negation `Loss`. A search
+    /// node asks one of these two of its side to move.
+    #[inline]
+    pub const fn threshold(self) -> Question {
+        match self {
+            Question::Win | Question::AtMostDraw => Question::Win,
+            Question::AtLeastDraw | Question::Loss => Question::AtLeastDraw,
+        }
+    }
+
+    /// The threshold of a child of a search node with this threshold
+    /// (negamax form): a mover that needs a win succeeds when the
+    /// opponent fails to draw, one that needs a draw when the opponent
+    /// fails to win.
+    #[inline]
+    pub const fn child(self) -> Question {
+        match self.threshold() {
+            Question::Win => Question::AtLeastDraw,
+            _ => Question::Win,
+        }
+    }
+
+    /// The least value its threshold asks of the side to move: a win or
+    /// a draw.
+    #[inline]
+    pub const fn value(self) -> engine::Value {
+        match self.threshold() {
+            Question::Win => engine::Value::Win,
+            _ => engine::Value::Draw,
+        }
+    }
+
+    /// Whether a value `v` of the side to move reaches its threshold.
+    #[inline]
+    pub fn reached_by(self, v: engine::Value) -> bool {
+        v >= self.value()
+    }
+
+    /// The threshold the proving side of this question needs from its
+    /// own view: a win for `Win` and `Loss`, a draw for the two draw
+    /// bounds.
+    #[inline]
+    pub const fn prover_threshold(self) -> Question {
+        match self {
+            Question::Win | Question::Loss => Question::Win,
+            Question::AtLeastDraw | Question::AtMostDraw => Question::AtLeastDraw,
+        }
+    }
+
     /// What a proof of this question establishes for the root's side to
     /// move.
     pub const fn outcome(self) -> crate::Outcome {
@@ -69,6 +121,13 @@ impl Question {
             Question::AtMostDraw => crate::Outcome::AtMostDraw,
             Question::Loss => crate::Outcome::Exact(engine::Value::Loss),
         }
+    }
+}
+
+impl std::fmt::Display for Question {
+    /// [`Question::name`].
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 

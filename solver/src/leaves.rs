@@ -2,8 +2,9 @@
 //! the proof store. Terminal positions (no legal move: the mover has lost)
 //! are found by the searches themselves from the move list.
 
-use crate::question::{Status, Threshold};
+use crate::question::Status;
 use engine::{Oracle, Position, Value};
+use proofdb::Question;
 use proofdb::{LeafSource, Outcome, ResultSource};
 
 /// The exact-value sources a search consults before expanding a node.
@@ -25,7 +26,7 @@ impl<'a> Leaves<'a> {
     /// (never [`Status::Unknown`]) and where it came from. A stored bound
     /// settles the question only when it is strong enough (`>=draw`
     /// settles "at least a draw?" as a success and "a win?" not at all).
-    pub fn classify(&self, pos: &Position, t: Threshold) -> Option<(Status, LeafSource)> {
+    pub fn classify(&self, pos: &Position, t: Question) -> Option<(Status, LeafSource)> {
         if let Some(v) = self.oracle.probe(pos) {
             return Some((status_of_range(v, v, t), LeafSource::Egdb));
         }
@@ -55,7 +56,7 @@ impl<'a> Leaves<'a> {
 
 /// The status for a mover with threshold `t` of a value known to lie in
 /// `lo..=hi`.
-pub fn status_of_range(lo: Value, hi: Value, t: Threshold) -> Status {
+pub fn status_of_range(lo: Value, hi: Value, t: Question) -> Status {
     if t.reached_by(lo) {
         Status::Success
     } else if !t.reached_by(hi) {

@@ -32,7 +32,7 @@ pub mod verify;
 
 pub use budget::{CallLimited, CallLimits};
 pub use leaves::Leaves;
-pub use question::{Res, Status, Threshold};
+pub use question::{Res, Status};
 pub use solve::{
     solve, CheckpointPlan, Credit, RepetitionTrust, Runner, SolveOptions, SolveReport, SolverKind,
 };

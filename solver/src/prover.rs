@@ -18,9 +18,10 @@
 use crate::budget::{Budget, CallLimited, CallLimits};
 use crate::leaves::Leaves;
 use crate::order::evaluate;
-use crate::question::{Res, Status, Threshold, PLAIN};
+use crate::question::{Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use engine::{Color, Move, MoveList, Position};
+use proofdb::Question;
 
 /// Limits of an alpha-beta search.
 #[derive(Clone, Debug)]
@@ -146,7 +147,7 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// The plain proved status of `pos` at threshold `t`, if stored.
-    pub fn proved(&self, pos: &Position, t: Threshold) -> Option<Status> {
+    pub fn proved(&self, pos: &Position, t: Question) -> Option<Status> {
         match self.tt.get(&Key::new(*pos, t))?.kind {
             Kind::Proved(s) => Some(s),
             _ => None,
@@ -154,7 +155,7 @@ impl<'a> AlphaBeta<'a> {
     }
 
     /// The stored best move of `pos` at threshold `t`.
-    pub fn best_move(&self, pos: &Position, t: Threshold) -> Option<Move> {
+    pub fn best_move(&self, pos: &Position, t: Question) -> Option<Move> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
@@ -173,7 +174,7 @@ impl<'a> AlphaBeta<'a> {
     pub fn prove(
         &mut self,
         root: Position,
-        t: Threshold,
+        t: Question,
         prover: Option<Color>,
         prefix: &[Position],
     ) -> AbOutcome {
@@ -213,7 +214,7 @@ impl<'a> AlphaBeta<'a> {
         last
     }
 
-    fn store(&mut self, pos: Position, t: Threshold, kind: Kind, best: Option<Move>) {
+    fn store(&mut self, pos: Position, t: Question, kind: Kind, best: Option<Move>) {
         if self.tt.len() >= self.cfg.table_entries {
             self.collect_garbage();
         }
@@ -254,7 +255,7 @@ impl<'a> AlphaBeta<'a> {
     /// ones `pos` may repeat. Contract: a `Success`/`Failure` result is a
     /// proof (plain, or relying on the tagged path repetition); `Unknown`
     /// claims nothing.
-    fn search(&mut self, pos: Position, t: Threshold, depth: i32, ply: usize, irrev: usize) -> Res {
+    fn search(&mut self, pos: Position, t: Question, depth: i32, ply: usize, irrev: usize) -> Res {
         debug_assert!(self.path.len() >= ply);
         for k in irrev..ply {
             if self.path[k] == pos {

@@ -2,83 +2,14 @@
 //! repetition-aware result of a search node.
 //!
 //! Every node is searched from its side to move ("the mover") against a
-//! [`Threshold`] `t`, a win or a draw: the mover *succeeds* when its
-//! value is at least `t`. The child of a node with threshold `t` has
-//! threshold `t.child()` ([`Threshold::child`]), and a node succeeds
-//! exactly when one of its children fails (negamax form).
+//! threshold `t`, a [`Question`] of the mover, [`Question::Win`] or
+//! [`Question::AtLeastDraw`] ([`Question::threshold`]): the mover
+//! *succeeds* when its value is at least `t.value()`. The child of a node
+//! with threshold `t` has threshold `t.child()` ([`Question::child`]), and
+//! a node succeeds exactly when one of its children fails (negamax form).
 
-use engine::{Color, Value};
+use engine::Color;
 use proofdb::Question;
-use std::fmt;
-
-/// The least value the mover of a search node needs to succeed: a win
-/// or a draw (a loss is reached by every value, so it asks nothing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Threshold {
-    /// The mover succeeds when it wins.
-    Win,
-    /// The mover succeeds when it at least draws.
-    Draw,
-}
-
-impl Threshold {
-    /// The threshold of a child of a node with this threshold: a mover
-    /// that needs a win succeeds when the opponent fails to draw, and one
-    /// that needs a draw succeeds when the opponent fails to win.
-    #[inline]
-    pub const fn child(self) -> Threshold {
-        match self {
-            Threshold::Win => Threshold::Draw,
-            Threshold::Draw => Threshold::Win,
-        }
-    }
-
-    /// The value the threshold asks for ([`Value::Win`] or [`Value::Draw`]).
-    #[inline]
-    pub const fn value(self) -> Value {
-        match self {
-            Threshold::Win => Value::Win,
-            Threshold::Draw => Value::Draw,
-        }
-    }
-
-    /// Whether a value `v` for the mover reaches this threshold.
-    #[inline]
-    pub fn reached_by(self, v: Value) -> bool {
-        v >= self.value()
-    }
-
-    /// The threshold of the root's mover in a proof of `q` (the status the
-    /// proof needs there is [`question_goal`]'s).
-    pub const fn at_root(q: Question) -> Threshold {
-        match q {
-            Question::Win | Question::AtMostDraw => Threshold::Win,
-            Question::AtLeastDraw | Question::Loss => Threshold::Draw,
-        }
-    }
-
-    /// The threshold the proving side of `q` needs from its own view: a
-    /// win for [`Question::Win`] and [`Question::Loss`], a draw for the
-    /// two draw bounds.
-    pub const fn of_prover(q: Question) -> Threshold {
-        match q {
-            Question::Win | Question::Loss => Threshold::Win,
-            Question::AtLeastDraw | Question::AtMostDraw => Threshold::Draw,
-        }
-    }
-
-    /// `"win"` or `"draw"`, as [`Value::name`] names [`Threshold::value`].
-    pub const fn name(self) -> &'static str {
-        self.value().name()
-    }
-}
-
-impl fmt::Display for Threshold {
-    /// [`Threshold::name`], as the threshold's value prints.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// What a search established for the mover of a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -134,8 +65,8 @@ impl Res {
 
     /// The result of a repetition of the position at ply `k` for a mover
     /// with threshold `t`: a draw, a success exactly when `t` is a draw.
-    pub fn repetition(t: Threshold, k: usize) -> Res {
-        let status = if t == Threshold::Draw {
+    pub fn repetition(t: Question, k: usize) -> Res {
+        let status = if t == Question::AtLeastDraw {
             Status::Success
         } else {
             Status::Failure
@@ -171,24 +102,24 @@ impl Res {
 }
 
 /// The root threshold and the root status that a proof of `q` needs.
-pub fn question_goal(q: Question) -> (Threshold, Status) {
+pub fn question_goal(q: Question) -> (Question, Status) {
     let status = if q.prover_moves_first() {
         Status::Success
     } else {
         Status::Failure
     };
-    (Threshold::at_root(q), status)
+    (q.threshold(), status)
 }
 
 /// The question a root status proves at threshold `t` (`None` for
 /// [`Status::Unknown`]).
-pub fn proved_question(t: Threshold, status: Status) -> Option<Question> {
-    match (t, status) {
+pub fn proved_question(t: Question, status: Status) -> Option<Question> {
+    match (t.threshold(), status) {
         (_, Status::Unknown) => None,
-        (Threshold::Win, Status::Success) => Some(Question::Win),
-        (Threshold::Win, Status::Failure) => Some(Question::AtMostDraw),
-        (Threshold::Draw, Status::Success) => Some(Question::AtLeastDraw),
-        (Threshold::Draw, Status::Failure) => Some(Question::Loss),
+        (Question::Win, Status::Success) => Some(Question::Win),
+        (Question::Win, Status::Failure) => Some(Question::AtMostDraw),
+        (_, Status::Success) => Some(Question::AtLeastDraw),
+        (_, Status::Failure) => Some(Question::Loss),
     }
 }
 
@@ -204,8 +135,9 @@ pub fn prover_of(q: Question, root_side: Color) -> Color {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::Value;
 
-    const BOTH: [Threshold; 2] = [Threshold::Win, Threshold::Draw];
+    const BOTH: [Question; 2] = [Question::Win, Question::AtLeastDraw];
     const QUESTIONS: [Question; 4] = [
         Question::Win,
         Question::AtLeastDraw,
@@ -215,8 +147,8 @@ mod tests {
 
     #[test]
     fn the_child_swaps_win_and_draw_and_twice_is_the_identity() {
-        assert_eq!(Threshold::Win.child(), Threshold::Draw);
-        assert_eq!(Threshold::Draw.child(), Threshold::Win);
+        assert_eq!(Question::Win.child(), Question::AtLeastDraw);
+        assert_eq!(Question::AtLeastDraw.child(), Question::Win);
         for t in BOTH {
             assert_eq!(t.child().child(), t);
             assert_ne!(t.child(), t);
@@ -225,25 +157,25 @@ mod tests {
 
     #[test]
     fn value_and_name_are_those_of_the_value_asked_for() {
-        assert_eq!(Threshold::Win.value(), Value::Win);
-        assert_eq!(Threshold::Draw.value(), Value::Draw);
+        assert_eq!(Question::Win.value(), Value::Win);
+        assert_eq!(Question::AtLeastDraw.value(), Value::Draw);
         for t in BOTH {
             assert_eq!(t.name(), t.value().name());
             assert_eq!(t.to_string(), t.value().to_string());
-            assert_eq!(format!("{t:?}"), format!("{:?}", t.value()));
+            assert_eq!(t.threshold(), t);
         }
-        assert_eq!(Threshold::Win.to_string(), "win");
-        assert_eq!(Threshold::Draw.to_string(), "draw");
+        assert_eq!(Question::Win.to_string(), "win");
+        assert_eq!(Question::AtLeastDraw.to_string(), "draw");
     }
 
     #[test]
     fn a_value_reaches_a_threshold_when_it_is_at_least_its_value() {
-        assert!(Threshold::Win.reached_by(Value::Win));
-        assert!(!Threshold::Win.reached_by(Value::Draw));
-        assert!(!Threshold::Win.reached_by(Value::Loss));
-        assert!(Threshold::Draw.reached_by(Value::Win));
-        assert!(Threshold::Draw.reached_by(Value::Draw));
-        assert!(!Threshold::Draw.reached_by(Value::Loss));
+        assert!(Question::Win.reached_by(Value::Win));
+        assert!(!Question::Win.reached_by(Value::Draw));
+        assert!(!Question::Win.reached_by(Value::Loss));
+        assert!(Question::AtLeastDraw.reached_by(Value::Win));
+        assert!(Question::AtLeastDraw.reached_by(Value::Draw));
+        assert!(!Question::AtLeastDraw.reached_by(Value::Loss));
     }
 
     #[test]
@@ -261,7 +193,7 @@ mod tests {
     fn question_goal_and_proved_question_are_inverse() {
         for q in QUESTIONS {
             let (t, status) = question_goal(q);
-            assert_eq!(t, Threshold::at_root(q));
+            assert_eq!(t, q.threshold());
             assert_eq!(proved_question(t, status), Some(q));
         }
         for t in BOTH {
@@ -271,25 +203,31 @@ mod tests {
 
     #[test]
     fn the_prover_needs_the_root_threshold_or_its_child() {
-        assert_eq!(question_goal(Question::Win).0, Threshold::Win);
-        assert_eq!(question_goal(Question::AtLeastDraw).0, Threshold::Draw);
-        assert_eq!(question_goal(Question::AtMostDraw).0, Threshold::Win);
-        assert_eq!(question_goal(Question::Loss).0, Threshold::Draw);
+        assert_eq!(question_goal(Question::Win).0, Question::Win);
+        assert_eq!(
+            question_goal(Question::AtLeastDraw).0,
+            Question::AtLeastDraw
+        );
+        assert_eq!(question_goal(Question::AtMostDraw).0, Question::Win);
+        assert_eq!(question_goal(Question::Loss).0, Question::AtLeastDraw);
         for q in QUESTIONS {
-            let root = Threshold::at_root(q);
+            let root = q.threshold();
             let prover = if q.prover_moves_first() {
                 root
             } else {
                 root.child()
             };
-            assert_eq!(Threshold::of_prover(q), prover);
+            assert_eq!(q.prover_threshold(), prover);
         }
     }
 
     #[test]
     fn a_repetition_succeeds_exactly_for_a_draw_threshold() {
-        assert_eq!(Res::repetition(Threshold::Draw, 3).status, Status::Success);
-        assert_eq!(Res::repetition(Threshold::Win, 3).status, Status::Failure);
-        assert_eq!(Res::repetition(Threshold::Win, 3).rep, 3);
+        assert_eq!(
+            Res::repetition(Question::AtLeastDraw, 3).status,
+            Status::Success
+        );
+        assert_eq!(Res::repetition(Question::Win, 3).status, Status::Failure);
+        assert_eq!(Res::repetition(Question::Win, 3).rep, 3);
     }
 }

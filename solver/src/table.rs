@@ -1,26 +1,26 @@
 //! A hash map keyed by the full position (12 bytes of bitboards plus the
 //! side to move) and the node threshold, never by a hash alone.
 
-use crate::question::Threshold;
 use engine::{Color, Move, Position, Square};
+use proofdb::Question;
 
 /// Key of a table entry: the position and the mover's threshold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
     /// The full position.
     pub pos: Position,
-    /// The mover's threshold: `true` for [`Threshold::Win`], `false` for
-    /// [`Threshold::Draw`].
+    /// The mover's threshold: `true` for [`Question::Win`], `false` for
+    /// [`Question::AtLeastDraw`].
     pub win: bool,
 }
 
 impl Key {
     /// The key of `pos` searched at threshold `t`.
     #[inline]
-    pub fn new(pos: Position, t: Threshold) -> Key {
+    pub fn new(pos: Position, t: Question) -> Key {
         Key {
             pos,
-            win: t == Threshold::Win,
+            win: t == Question::Win,
         }
     }
 }
@@ -388,9 +388,9 @@ mod tests {
             let m = list.as_slice()[(x % list.len() as u64) as usize];
             pos = pos.play_unchecked(&m);
             let t = if x & 1 == 0 {
-                Threshold::Win
+                Question::Win
             } else {
-                Threshold::Draw
+                Question::AtLeastDraw
             };
             seen.insert(Key::new(pos, t));
         }

@@ -19,7 +19,7 @@ use crate::clock::Instant;
 use crate::dfpn::Dfpn;
 use crate::leaves::Leaves;
 use crate::prover::AlphaBeta;
-use crate::question::{prover_of, question_goal, Res, Status, Threshold};
+use crate::question::{prover_of, question_goal, Res, Status};
 use engine::{Color, Move, MoveList, Position};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question};
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ pub struct ProofQuery<'p> {
     /// The position.
     pub pos: &'p Position,
     /// Its mover's threshold.
-    pub t: Threshold,
+    pub t: Question,
     /// The side trying to prove.
     pub prover: Color,
     /// The positions before it (`path.len()` is its ply).
@@ -54,16 +54,16 @@ pub enum Known {
 /// A search the extractor can ask about single positions.
 pub trait ProofSearch {
     /// What the search holds for `pos` at threshold `t` without searching.
-    fn known(&self, pos: &Position, t: Threshold) -> Option<Known>;
+    fn known(&self, pos: &Position, t: Question) -> Option<Known>;
     /// The result of a position for its mover, searching at most
     /// `q.nodes` nodes (and no more than the search's own budget).
     fn status(&mut self, q: ProofQuery<'_>) -> Res;
     /// A move to try first at `pos` for threshold `t`.
-    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move>;
+    fn hint(&self, pos: &Position, t: Question) -> Option<Move>;
 }
 
 impl ProofSearch for AlphaBeta<'_> {
-    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Question) -> Option<Known> {
         self.proved(pos, t).map(Known::Plain)
     }
     fn status(&mut self, q: ProofQuery<'_>) -> Res {
@@ -76,13 +76,13 @@ impl ProofSearch for AlphaBeta<'_> {
         self.set_max_nodes(budget);
         r
     }
-    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Question) -> Option<Move> {
         self.best_move(pos, t)
     }
 }
 
 impl ProofSearch for Dfpn<'_> {
-    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Question) -> Option<Known> {
         self.proved(pos, t)
             .map(Known::Plain)
             .or_else(|| looped_failure(self, pos, t))
@@ -97,7 +97,7 @@ impl ProofSearch for Dfpn<'_> {
         self.set_max_nodes(budget);
         r
     }
-    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Question) -> Option<Move> {
         looped_success_move(self, pos, t).or_else(|| self.best_move(pos, t))
     }
 }
@@ -109,7 +109,7 @@ impl ProofSearch for Dfpn<'_> {
 /// time, never a wrong proof. (Only a failure of a proving side's child
 /// moves the extractor; a repetition never fails the side a draw serves,
 /// so the hints come from draw proofs.)
-fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Threshold) -> Option<Known> {
+fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Question) -> Option<Known> {
     match dfpn.looped(pos, t) {
         Some((Status::Failure, _)) => Some(Known::Hint(Status::Failure)),
         _ => None,
@@ -118,7 +118,7 @@ fn looped_failure(dfpn: &Dfpn<'_>, pos: &Position, t: Threshold) -> Option<Known
 
 /// The proving move of a success df-pn settled at `pos` through a
 /// repetition of its search path, unless the table holds a plain result.
-fn looped_success_move(dfpn: &Dfpn<'_>, pos: &Position, t: Threshold) -> Option<Move> {
+fn looped_success_move(dfpn: &Dfpn<'_>, pos: &Position, t: Question) -> Option<Move> {
     if dfpn.proved(pos, t).is_some() {
         return None;
     }
@@ -144,7 +144,7 @@ pub struct DfpnThenAb<'s, 'a> {
 }
 
 impl ProofSearch for DfpnThenAb<'_, '_> {
-    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Question) -> Option<Known> {
         self.dfpn
             .proved(pos, t)
             .or_else(|| self.ab.proved(pos, t))
@@ -161,7 +161,7 @@ impl ProofSearch for DfpnThenAb<'_, '_> {
         }
         self.dfpn.status(q)
     }
-    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Question) -> Option<Move> {
         if self.dfpn.proved(pos, t).is_some() {
             return self.dfpn.best_move(pos, t);
         }
@@ -377,7 +377,7 @@ impl Extractor<'_, '_> {
 
     /// Proves `pos` (mover's threshold `t`) into the node set; `Ok(false)`
     /// when it cannot, with nothing added but sealed subtrees.
-    fn node(&mut self, pos: Position, t: Threshold) -> Result<bool, ExtractError> {
+    fn node(&mut self, pos: Position, t: Question) -> Result<bool, ExtractError> {
         if let Some(&i) = self.index.get(&pos) {
             let d = self.discovered[i];
             if d != SEALED {
@@ -463,8 +463,8 @@ impl Extractor<'_, '_> {
     fn prover_node(
         &mut self,
         pos: Position,
-        t: Threshold,
-        ct: Threshold,
+        t: Question,
+        ct: Question,
         list: &MoveList,
         mark: usize,
     ) -> Result<bool, ExtractError> {
@@ -538,7 +538,7 @@ impl Extractor<'_, '_> {
     /// The status of a terminal or database position for its mover at
     /// threshold `t` (searches do not keep the leaves they met as
     /// children).
-    fn leaf_status(&self, pos: &Position, t: Threshold) -> Option<Status> {
+    fn leaf_status(&self, pos: &Position, t: Question) -> Option<Status> {
         if pos.is_terminal() {
             return Some(Status::Failure);
         }
@@ -548,7 +548,7 @@ impl Extractor<'_, '_> {
     fn opponent_node(
         &mut self,
         pos: Position,
-        ct: Threshold,
+        ct: Question,
         list: &MoveList,
         mark: usize,
     ) -> Result<bool, ExtractError> {

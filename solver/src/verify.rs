@@ -12,7 +12,6 @@
 //! position repeats along any line (the proof is finite). Draw proofs may
 //! loop: a loop is a repetition, a draw.
 
-use crate::question::Threshold;
 use engine::notation::fen::to_fen;
 use engine::{Color, Move, MoveList, Oracle, Position};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question, ResultSource};
@@ -107,7 +106,7 @@ pub fn verify(
         Question::AtMostDraw | Question::Loss => root_side.opposite(),
     };
     // The value the proving side needs, from its own view.
-    let need = Threshold::of_prover(q);
+    let need = q.prover_threshold();
     let acyclic = matches!(q, Question::Win | Question::Loss);
 
     let mut map: HashMap<Position, ProofEntry> = HashMap::with_capacity(tree.nodes.len());
@@ -210,7 +209,7 @@ fn check_node(
     pos: &Position,
     map: &HashMap<Position, ProofEntry>,
     prover: Color,
-    need: Threshold,
+    need: Question,
     oracle: &dyn Oracle,
     store: &dyn ResultSource,
     report: &mut VerifyReport,

@@ -12,12 +12,13 @@ mod common;
 use common::{RefOracle, Reference};
 use engine::{NoOracle, Oracle, Position, Value};
 use proofdb::outcome::NoResults;
+use proofdb::Question;
 use solver::dfpn::{Dfpn, DfpnConfig, TrustStats};
 use solver::prover::{AbConfig, AlphaBeta};
 use solver::solve::{solve, SolveOptions, SolverKind};
-use solver::{CallLimits, Leaves, Status, Threshold};
+use solver::{CallLimits, Leaves, Status};
 
-fn expected(v: Value, t: Threshold) -> Status {
+fn expected(v: Value, t: Question) -> Status {
     if t.reached_by(v) {
         Status::Success
     } else {
@@ -88,7 +89,7 @@ fn check_all_here(
     let mut unsettled = std::collections::BTreeMap::new();
     for p in sample {
         let v = reference.values[p];
-        for t in [Threshold::Win, Threshold::Draw] {
+        for t in [Question::Win, Question::AtLeastDraw] {
             let want = expected(v, t);
             let a = ab.prove(*p, t, None, &[]).res;
             let d = df.prove(*p, t, &[]).res;
@@ -97,7 +98,7 @@ fn check_all_here(
                 assert!(r.is_plain(), "{who}: root result must be plain: {r:?}");
                 if r.status == Status::Unknown {
                     let n = unsettled
-                        .entry((who, t == Threshold::Win, v))
+                        .entry((who, t == Question::Win, v))
                         .or_insert(0usize);
                     *n += 1;
                     if *n <= 2 {

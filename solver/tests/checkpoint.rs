@@ -10,7 +10,7 @@ use proofdb::outcome::NoResults;
 use proofdb::{Outcome, Question};
 use solver::dfpn::{CheckpointError, Dfpn, DfpnConfig};
 use solver::solve::{solve, CheckpointPlan, SolveError, SolveOptions, SolverKind};
-use solver::{CallLimits, Leaves, Status, Threshold};
+use solver::{CallLimits, Leaves, Status};
 use std::path::{Path, PathBuf};
 mod stack;
 
@@ -39,7 +39,7 @@ fn scratch(name: &str) -> PathBuf {
 /// The nodes an unstopped search takes, and its answer.
 fn straight(root: Position) -> (u64, Status) {
     let mut df = prover(10_000_000);
-    let s = df.prove(root, Threshold::Win, &[]).res.status;
+    let s = df.prove(root, Question::Win, &[]).res.status;
     (df.nodes(), s)
 }
 
@@ -52,7 +52,7 @@ fn a_search_resumed_from_its_checkpoint_finishes_with_the_same_answer() {
         let path = scratch("resume.ckpt");
         // A third of the work, then a stop.
         let mut first = prover(whole / 3);
-        let s = first.prove(root, Threshold::Win, &[]).res.status;
+        let s = first.prove(root, Question::Win, &[]).res.status;
         assert_eq!(s, Status::Unknown, "stopped before the end");
         let saved = first.save_checkpoint(&path, CONTEXT).unwrap();
         assert_eq!(saved.nodes, first.nodes());
@@ -63,7 +63,7 @@ fn a_search_resumed_from_its_checkpoint_finishes_with_the_same_answer() {
         let loaded = second.load_checkpoint(&path, CONTEXT).unwrap();
         assert_eq!(loaded, saved);
         assert_eq!(second.nodes(), saved.nodes, "the count goes on");
-        let s = second.prove(root, Threshold::Win, &[]).res.status;
+        let s = second.prove(root, Question::Win, &[]).res.status;
         assert_eq!(s, answer);
         let resumed = second.nodes() - saved.nodes;
         // Without the tables it would take the whole search again.
@@ -91,7 +91,7 @@ fn load_bytes(name: &str, bytes: &[u8]) -> Result<(), CheckpointError> {
 fn good_file(path: &Path) -> Vec<u8> {
     on_big_stack(|| {
         let mut df = prover(3_000);
-        df.prove(parse_fen(FEN).unwrap(), Threshold::Win, &[]);
+        df.prove(parse_fen(FEN).unwrap(), Question::Win, &[]);
         df.save_checkpoint(path, CONTEXT).unwrap();
     });
     std::fs::read(path).unwrap()
@@ -208,7 +208,7 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
         let path = scratch("periodic.ckpt");
         let mut df = prover(1_200_000);
         df.checkpoint_every(&path, "the start", std::time::Duration::ZERO, true);
-        let s = df.prove(root, Threshold::Win, &[]).res.status;
+        let s = df.prove(root, Question::Win, &[]).res.status;
         assert_eq!(s, Status::Unknown);
         assert!(df.checkpoint_failure().is_none());
         let stats = prover(1).load_checkpoint(&path, "the start").unwrap();
@@ -218,7 +218,7 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
         let mut df = prover(5_000_000);
         let nowhere = scratch("no-such-dir").join("sub").join("p.ckpt");
         df.checkpoint_every(&nowhere, "the start", std::time::Duration::ZERO, true);
-        let s = df.prove(root, Threshold::Win, &[]).res.status;
+        let s = df.prove(root, Question::Win, &[]).res.status;
         assert_eq!(s, Status::Unknown);
         assert!(
             df.nodes() < 2 << 20,
@@ -231,7 +231,7 @@ fn checkpoints_are_written_during_a_search_and_a_failed_one_stops_it() {
         // Not stopping on a failure: the search uses its whole budget.
         let mut df = prover(3_000_000);
         df.checkpoint_every(&nowhere, "the start", std::time::Duration::ZERO, false);
-        df.prove(root, Threshold::Win, &[]);
+        df.prove(root, Question::Win, &[]);
         assert!(df.nodes() >= 3_000_000, "went on: {}", df.nodes());
         assert!(df.checkpoint_failure().is_some());
     });

@@ -15,7 +15,7 @@ use solver::question::proved_question;
 use solver::tree::{extract, DfpnThenAb, ExtractError, Known, ProofQuery, ProofSearch};
 use solver::verify::verify;
 use solver::{CallLimits, Leaves};
-use solver::{Res, Status, Threshold};
+use solver::{Res, Status};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 mod stack;
@@ -24,16 +24,16 @@ use stack::on_big_stack;
 
 /// King endings without databases, with the questions df-pn settles
 /// quickly there; their proofs loop (a draw held by shuttling kings).
-const CASES: [(&str, Threshold); 3] = [
-    ("W:WK18:BK29,K30", Threshold::Win),
-    ("W:WK22,K23,K24:BK31,K32", Threshold::Win),
-    ("W:WK22,K23,K24:BK31,K32", Threshold::Draw),
+const CASES: [(&str, Question); 3] = [
+    ("W:WK18:BK29,K30", Question::Win),
+    ("W:WK22,K23,K24:BK31,K32", Question::Win),
+    ("W:WK22,K23,K24:BK31,K32", Question::AtLeastDraw),
 ];
 
 /// The root of `fen`, a df-pn search (a million nodes, no databases)
 /// after it asked the question at threshold `t`, and the question it
 /// settled (`None` when it did not).
-fn settle(fen: &str, t: Threshold) -> (Position, Dfpn<'static>, Option<Question>) {
+fn settle(fen: &str, t: Question) -> (Position, Dfpn<'static>, Option<Question>) {
     let root = parse_fen(fen).unwrap();
     let mut df = Dfpn::new(
         Leaves::new(&NoOracle, &NoResults),
@@ -51,7 +51,7 @@ fn settle(fen: &str, t: Threshold) -> (Position, Dfpn<'static>, Option<Question>
 /// until `deadline`.
 fn trees(
     fen: &str,
-    t: Threshold,
+    t: Question,
     ab_nodes: u64,
     deadline: Option<Instant>,
 ) -> Option<(
@@ -153,7 +153,7 @@ fn a_starved_alpha_beta_never_yields_a_bad_tree() {
 #[test]
 fn extraction_stops_at_its_deadline() {
     on_big_stack(|| {
-        let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
+        let (fen, t) = ("W:WK19,K23:B12,K28", Question::Win);
         let (alone, _) = trees(fen, t, 1_000_000, None).expect("df-pn settles the question");
         let full = alone.expect("df-pn extracts its own proof").nodes.len();
         assert!(
@@ -178,7 +178,7 @@ fn extraction_stops_at_its_deadline() {
 #[test]
 fn extraction_stops_when_its_stop_flag_is_set() {
     on_big_stack(|| {
-        let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
+        let (fen, t) = ("W:WK19,K23:B12,K28", Question::Win);
         let (root, mut df, q) = settle(fen, t);
         let q = q.expect("df-pn settles the question");
         let leaves = Leaves::new(&NoOracle, &NoResults);
@@ -253,7 +253,7 @@ impl<'a> UntilSearched<'a> {
 }
 
 impl ProofSearch for UntilSearched<'_> {
-    fn known(&self, pos: &Position, t: Threshold) -> Option<Known> {
+    fn known(&self, pos: &Position, t: Question) -> Option<Known> {
         if self.searched {
             self.inner.known(pos, t)
         } else {
@@ -264,7 +264,7 @@ impl ProofSearch for UntilSearched<'_> {
         self.searched = true;
         self.inner.status(q)
     }
-    fn hint(&self, pos: &Position, t: Threshold) -> Option<Move> {
+    fn hint(&self, pos: &Position, t: Question) -> Option<Move> {
         if self.searched || self.orders {
             self.inner.hint(pos, t)
         } else {
@@ -280,7 +280,7 @@ impl ProofSearch for UntilSearched<'_> {
 #[test]
 fn a_move_whose_hint_fails_is_searched() {
     on_big_stack(|| {
-        let (fen, t) = ("W:WK22,K23,K24:BK31,K32", Threshold::Draw);
+        let (fen, t) = ("W:WK22,K23,K24:BK31,K32", Question::AtLeastDraw);
         let (root, inner, q) = settle(fen, t);
         let q = q.expect("df-pn settles the question");
         assert_eq!(
@@ -319,7 +319,7 @@ fn a_move_whose_hint_fails_is_searched() {
 #[test]
 fn a_round_that_wanders_gives_way_to_the_next() {
     on_big_stack(|| {
-        let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
+        let (fen, t) = ("W:WK19,K23:B12,K28", Question::Win);
         let (root, inner, q) = settle(fen, t);
         let q = q.expect("df-pn settles the question");
         // Every position hinted lost for its mover, no move order: the

@@ -9,8 +9,9 @@
 
 use engine::{NoOracle, Position};
 use proofdb::outcome::NoResults;
+use proofdb::Question;
 use solver::solve::{solve, Runner, SolveOptions, SolverKind};
-use solver::{Leaves, Status, Threshold};
+use solver::{Leaves, Status};
 
 #[test]
 fn every_solver_and_question_gets_its_own_node_budget() {
@@ -31,7 +32,7 @@ fn every_solver_and_question_gets_its_own_node_budget() {
     )
     .expect("solve");
     assert_eq!(rep.outcome, None);
-    for t in [Threshold::Win, Threshold::Draw] {
+    for t in [Question::Win, Question::AtLeastDraw] {
         for who in [Runner::Ab, Runner::Dfpn] {
             let run = rep
                 .runs

@@ -9,7 +9,6 @@ use proofdb::outcome::NoResults;
 use proofdb::{LiveResults, Question, Store};
 use solver::clock::Clock;
 use solver::proofio::{self, StoredProof};
-use solver::question::Threshold;
 use solver::solve::{solve, CheckpointPlan, SolveOptions, SolveReport, SolverKind};
 use solver::{Leaves, Status};
 use std::io::{BufRead, IsTerminal};
@@ -451,10 +450,10 @@ fn status_name(s: Status) -> &'static str {
     }
 }
 
-fn question_text(t: Threshold) -> &'static str {
-    match t {
-        Threshold::Win => "wins?",
-        Threshold::Draw => "at least draws?",
+fn question_text(t: Question) -> &'static str {
+    match t.threshold() {
+        Question::Win => "wins?",
+        _ => "at least draws?",
     }
 }
 

@@ -507,10 +507,10 @@ mod tests {
     use crate::budget::CallLimits;
     use crate::dfpn::DfpnConfig;
     use crate::leaves::Leaves;
-    use crate::question::Threshold;
     use engine::notation::fen::parse_fen;
     use engine::NoOracle;
     use proofdb::outcome::NoResults;
+    use proofdb::Question;
 
     fn prover() -> Dfpn<'static> {
         Dfpn::new(
@@ -569,13 +569,13 @@ mod tests {
                     // A draw of shuttling kings: entries of both kinds,
                     // with and without moves.
                     let root = parse_fen("W:WK22,K23,K24:BK31,K32").unwrap();
-                    df.prove(root, Threshold::Draw, &[]);
-                    df.prove(root, Threshold::Win, &[]);
+                    df.prove(root, Question::AtLeastDraw, &[]);
+                    df.prove(root, Question::Win, &[]);
                     let failed = Looped {
                         status: Status::Failure,
                         ..Looped::default()
                     };
-                    df.looped.insert(Key::new(root, Threshold::Win), failed);
+                    df.looped.insert(Key::new(root, Question::Win), failed);
                     let path = std::env::temp_dir()
                         .join(format!("checkers-tables-{}.ckpt", std::process::id()));
                     let written = save(&df, &path, "here").unwrap();

@@ -1,8 +1,8 @@
 //! Checking the results df-pn holds on trust.
 //!
 //! A repetition is a draw, so it settles every node for the side a draw
-//! serves (the *draw side*: at a node with threshold [`Threshold::Draw`] the
-//! mover, with [`Threshold::Win`] its opponent). df-pn keeps such results in
+//! serves (the *draw side*: at a node with threshold [`Question::AtLeastDraw`] the
+//! mover, with [`Question::Win`] its opponent). df-pn keeps such results in
 //! its table before they are known to hold off the path they were found
 //! on, marked as held on trust, and builds on them. They can be wrong: a
 //! result that relied on a repeated position is wrong when that position
@@ -23,13 +23,14 @@
 //! set: those results hold, each draw-side one with a move that stays in
 //! it.
 
-use crate::question::{Status, Threshold};
+use crate::question::Status;
 use engine::{Move, MoveList, Position};
+use proofdb::Question;
 use std::collections::HashMap;
 
 /// The status a draw settles for a mover with threshold `t`.
-pub fn draw_side_status(t: Threshold) -> Status {
-    if t == Threshold::Win {
+pub fn draw_side_status(t: Question) -> Status {
+    if t == Question::Win {
         Status::Failure
     } else {
         Status::Success
@@ -57,14 +58,14 @@ pub struct Checked {
     /// Trusted results that hold (the largest closed set), with their
     /// thresholds and, where the draw side moves, a move that stays in the
     /// set or reaches a sound result (none where the other side moves).
-    pub hold: Vec<(Position, Threshold, Option<Move>)>,
+    pub hold: Vec<(Position, Question, Option<Move>)>,
     /// Trusted results that do not follow from what is settled.
-    pub refuted: Vec<(Position, Threshold)>,
+    pub refuted: Vec<(Position, Question)>,
 }
 
 struct Node {
     pos: Position,
-    t: Threshold,
+    t: Question,
     best: Option<Move>,
     /// Whether the draw side moves here (one successor in the set is
     /// enough) or the other side (every successor must be).
@@ -81,7 +82,7 @@ struct Node {
 /// Checks the trusted result of `root` (threshold `t`; `look(root, t)`
 /// must be [`Look::Trusted`]) and every trusted result it may rest on,
 /// with `look` telling what the search holds of a position.
-pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -> Look) -> Checked {
+pub fn check(root: Position, t: Question, look: impl Fn(&Position, Question) -> Look) -> Checked {
     let best = match look(&root, t) {
         Look::Trusted(m) => m,
         Look::Holds => {
@@ -178,7 +179,7 @@ pub fn check(root: Position, t: Threshold, look: impl Fn(&Position, Threshold) -
     out
 }
 
-fn new_node(pos: Position, t: Threshold, best: Option<Move>) -> Node {
+fn new_node(pos: Position, t: Question, best: Option<Move>) -> Node {
     Node {
         pos,
         t,
@@ -242,7 +243,7 @@ fn node_id(
     nodes: &mut Vec<Node>,
     ids: &mut HashMap<Position, u32>,
     pos: Position,
-    t: Threshold,
+    t: Question,
     best: Option<Move>,
 ) -> u32 {
     *ids.entry(pos).or_insert_with(|| {
@@ -265,7 +266,7 @@ mod tests {
     #[test]
     fn a_result_resting_on_sound_ones_holds() {
         let r = root();
-        let out = check(r, Threshold::Draw, |p, _| {
+        let out = check(r, Question::AtLeastDraw, |p, _| {
             if *p == r {
                 Look::Trusted(None)
             } else {
@@ -275,7 +276,7 @@ mod tests {
         assert!(out.root_holds);
         assert_eq!(out.hold.len(), 1);
         let (pos, t, stay) = out.hold[0];
-        assert_eq!((pos, t), (r, Threshold::Draw));
+        assert_eq!((pos, t), (r, Question::AtLeastDraw));
         assert!(
             stay.is_some(),
             "the draw side keeps a move to a sound result"
@@ -288,7 +289,7 @@ mod tests {
         // Every position trusted but the terminal ones (taken as settled
         // for the draw side): the reachable graph is one closed set of
         // loops.
-        let out = check(root(), Threshold::Draw, |p, _| {
+        let out = check(root(), Question::AtLeastDraw, |p, _| {
             if p.is_terminal() {
                 Look::Holds
             } else {
@@ -308,7 +309,7 @@ mod tests {
         // position not settled, so the Black node falls and the root with
         // it.
         let r = root();
-        let out = check(r, Threshold::Draw, |p, _| {
+        let out = check(r, Question::AtLeastDraw, |p, _| {
             if *p == r || p.side_to_move() == Color::Black {
                 Look::Trusted(None)
             } else {
@@ -347,7 +348,7 @@ mod tests {
             "the failing position must not be a reply to the good move"
         );
         for good_trusted in [true, false] {
-            let out = check(r, Threshold::Draw, |p, _| {
+            let out = check(r, Question::AtLeastDraw, |p, _| {
                 if *p == r {
                     Look::Trusted(Some(bad))
                 } else if *p == bad_child || (*p == good_child && good_trusted) {
@@ -363,7 +364,7 @@ mod tests {
                 }
             });
             assert_eq!(out.root_holds, good_trusted);
-            assert!(out.refuted.contains(&(bad_child, Threshold::Win)));
+            assert!(out.refuted.contains(&(bad_child, Question::Win)));
             if good_trusted {
                 let stay = out.hold.iter().find(|h| h.0 == r).map(|h| h.2);
                 assert_eq!(stay, Some(Some(good)));

@@ -38,10 +38,11 @@
 use crate::budget::{Budget, CallLimited, CallLimits};
 use crate::leaves::Leaves;
 use crate::order::resolved;
-use crate::question::{Res, Status, Threshold, PLAIN};
+use crate::question::{Res, Status, PLAIN};
 use crate::table::{Key, MoveSlot, Table};
 use closure::Look;
 use engine::{Move, MoveList, Position};
+use proofdb::Question;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -479,19 +480,19 @@ impl<'a> Dfpn<'a> {
 
     /// The sound proved status of `pos` at threshold `t`, if in the table
     /// (not one held on trust).
-    pub fn proved(&self, pos: &Position, t: Threshold) -> Option<Status> {
+    pub fn proved(&self, pos: &Position, t: Question) -> Option<Status> {
         let e = self.tt.get(&Key::new(*pos, t))?;
         (e.settled() && !e.trusted()).then(|| e.status())
     }
 
     /// The stored proof and disproof numbers of `pos` at threshold `t`
     /// (the mover's view: `phi`, `delta`), when the table holds them.
-    pub fn numbers(&self, pos: &Position, t: Threshold) -> Option<(u32, u32)> {
+    pub fn numbers(&self, pos: &Position, t: Question) -> Option<(u32, u32)> {
         self.tt.get(&Key::new(*pos, t)).map(|e| (e.phi, e.delta))
     }
 
     /// The stored best move of `pos` at threshold `t`.
-    pub fn best_move(&self, pos: &Position, t: Threshold) -> Option<Move> {
+    pub fn best_move(&self, pos: &Position, t: Question) -> Option<Move> {
         self.tt.get(&Key::new(*pos, t)).and_then(|e| e.best.get())
     }
 
@@ -499,7 +500,7 @@ impl<'a> Dfpn<'a> {
     /// that relied on a repetition of its search path, or on another
     /// trusted result), with the proving move of a success: a hint for
     /// proof extraction, never a proof.
-    pub fn looped(&self, pos: &Position, t: Threshold) -> Option<(Status, Option<Move>)> {
+    pub fn looped(&self, pos: &Position, t: Question) -> Option<(Status, Option<Move>)> {
         let key = Key::new(*pos, t);
         match self.tt.get(&key) {
             Some(e) if e.settled() && e.trusted() => Some((e.status(), e.best.get())),
@@ -513,7 +514,7 @@ impl<'a> Dfpn<'a> {
     /// proved (tagged when it relies on a repetition of a prefix
     /// position), `Unknown` when the budget ran out. Uses at most
     /// `cfg.limits.max_nodes` nodes from this call on.
-    pub fn prove(&mut self, root: Position, t: Threshold, prefix: &[Position]) -> DfpnOutcome {
+    pub fn prove(&mut self, root: Position, t: Question, prefix: &[Position]) -> DfpnOutcome {
         self.budget.begin();
         self.path.clear();
         self.path.extend_from_slice(prefix);
@@ -558,7 +559,7 @@ impl<'a> Dfpn<'a> {
     /// The numbers of `pos` when the databases or the store settle it for
     /// a mover with threshold `t`: the one leaf check of the root
     /// ([`Dfpn::prove`]) and of every child ([`Dfpn::expand`]).
-    fn leaf(&self, pos: &Position, t: Threshold) -> Option<Pn> {
+    fn leaf(&self, pos: &Position, t: Question) -> Option<Pn> {
         self.leaves
             .classify(pos, t)
             .map(|(s, _)| Pn::from_res(Res::plain(s)))
@@ -566,7 +567,7 @@ impl<'a> Dfpn<'a> {
 
     /// The numbers of a position settled without a search: a terminal
     /// one (its mover has lost) or a leaf ([`Dfpn::leaf`]).
-    fn settled_without_search(&self, pos: &Position, t: Threshold) -> Option<Pn> {
+    fn settled_without_search(&self, pos: &Position, t: Question) -> Option<Pn> {
         if pos.is_terminal() {
             Some(Pn::new(INF, 0))
         } else {
@@ -574,7 +575,7 @@ impl<'a> Dfpn<'a> {
         }
     }
 
-    fn lookup(&self, pos: &Position, t: Threshold) -> Option<Pn> {
+    fn lookup(&self, pos: &Position, t: Question) -> Option<Pn> {
         let e = self.tt.get(&Key::new(*pos, t))?;
         (!e.ignored(self.cfg.trust)).then(|| Pn {
             on_trust: e.settled() && e.trusted(),
@@ -585,7 +586,7 @@ impl<'a> Dfpn<'a> {
     /// Checks the trusted result of `root` at threshold `t` and those it
     /// rests on ([`closure::check`]): marks those that hold as sound,
     /// reopens the others. Whether the root's holds.
-    fn check_trusted(&mut self, root: Position, t: Threshold) -> bool {
+    fn check_trusted(&mut self, root: Position, t: Question) -> bool {
         let checked = closure::check(root, t, |pos, t| {
             let want = closure::draw_side_status(t);
             match self.tt.get(&Key::new(*pos, t)) {
@@ -628,7 +629,7 @@ impl<'a> Dfpn<'a> {
         checked.root_holds
     }
 
-    fn store(&mut self, pos: Position, t: Threshold, pn: Pn, work: u64, best: Option<Move>) {
+    fn store(&mut self, pos: Position, t: Question, pn: Pn, work: u64, best: Option<Move>) {
         if self.tt.len() >= self.cfg.table_entries {
             self.collect_garbage();
         }
@@ -653,7 +654,7 @@ impl<'a> Dfpn<'a> {
         }
     }
 
-    fn remember_looped(&mut self, pos: Position, t: Threshold, status: Status, best: Option<Move>) {
+    fn remember_looped(&mut self, pos: Position, t: Question, status: Status, best: Option<Move>) {
         if self.looped.len() >= (self.cfg.table_entries / 4).max(1) {
             self.looped.clear();
         }
@@ -701,7 +702,7 @@ impl<'a> Dfpn<'a> {
     fn mid(
         &mut self,
         pos: Position,
-        t: Threshold,
+        t: Question,
         th_phi: u32,
         th_delta: u32,
         ply: usize,
@@ -795,7 +796,7 @@ impl<'a> Dfpn<'a> {
         &mut self,
         pos: &Position,
         list: &MoveList,
-        ct: Threshold,
+        ct: Question,
         ply: usize,
         irrev: usize,
     ) -> Vec<Child> {
@@ -954,7 +955,7 @@ mod tests {
             ..DfpnConfig::default()
         };
         let mut df = Dfpn::new(Leaves::new(&NoOracle, &NoResults), cfg);
-        let o = df.prove(pos, Threshold::Win, &[]);
+        let o = df.prove(pos, Question::Win, &[]);
         let stats = df.trust_stats();
         assert_eq!(o.res.status, Status::Failure);
         assert!(stats.checks >= 2 && stats.held < stats.checks, "{stats:?}");

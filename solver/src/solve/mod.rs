@@ -10,7 +10,7 @@ use crate::clock::{use_clock, Clock, Instant};
 use crate::dfpn::{CheckpointError, CheckpointStats};
 use crate::guess::{guess, Expect};
 use crate::leaves::Leaves;
-use crate::question::{Status, Threshold};
+use crate::question::Status;
 use crate::tree::ExtractError;
 use crate::verify::{VerifyError, VerifyReport};
 use engine::{Move, Position, Value};
@@ -225,8 +225,8 @@ impl Default for SolveOptions {
 /// One binary question run by one solver.
 #[derive(Clone, Debug)]
 pub struct QuestionRun {
-    /// Threshold for the side to move at the root.
-    pub threshold: Threshold,
+    /// Question for the side to move at the root.
+    pub threshold: Question,
     /// What ran it (the retrograde analysis answers every question at
     /// once: its first run carries its positions as nodes and its time,
     /// the second, if any, none).
@@ -295,7 +295,7 @@ pub enum SolveError {
         /// The position.
         fen: String,
         /// The threshold.
-        threshold: Threshold,
+        threshold: Question,
         /// Alpha-beta's answer.
         ab: Status,
         /// df-pn's answer.
@@ -419,9 +419,9 @@ fn search_here(
         }
     };
     let mut searches = Searches::new(root, leaves, opts, trust)?;
-    let found = match opts.question.map(Threshold::at_root) {
-        Some(Threshold::Win) => searches.answer_win()?,
-        Some(Threshold::Draw) => searches.answer_draw()?,
+    let found = match opts.question.map(Question::threshold) {
+        Some(Question::Win) => searches.answer_win()?,
+        Some(_) => searches.answer_draw()?,
         None => {
             // The budget goes to the question still open: a draw question
             // that the databases or the store already settle at the root,
@@ -435,8 +435,9 @@ fn search_here(
             // to lose asks the draw question first, with all the time (a
             // "no" is the loss); one it expects to win gives the win
             // question three quarters of the time.
-            let draw_settled = (leaves.classify(&root, Threshold::Draw).is_some() || drawn_child)
-                && leaves.classify(&root, Threshold::Win).is_none();
+            let draw_settled = (leaves.classify(&root, Question::AtLeastDraw).is_some()
+                || drawn_child)
+                && leaves.classify(&root, Question::Win).is_none();
             let draw_first = draw_settled || expect == Some(Expect::Loss);
             let fraction = searches::win_fraction(expect == Some(Expect::Win));
             searches.answer_value(draw_first, fraction)?
@@ -473,7 +474,7 @@ pub fn proved_winning_moves(
 /// Whether a child of `root` is a leaf that gives the mover at least a
 /// draw (the databases or the store say its mover does not win).
 fn draw_by_a_leaf_child(root: &Position, leaves: &Leaves<'_>) -> bool {
-    let ct = Threshold::Draw.child();
+    let ct = Question::AtLeastDraw.child();
     root.moves().iter().any(|m| {
         leaves.classify(&root.play_unchecked(m), ct).map(|(s, _)| s) == Some(Status::Failure)
     })

@@ -10,7 +10,7 @@ use super::{
 };
 use crate::clock::Instant;
 use crate::leaves::Leaves;
-use crate::question::{Status, Threshold};
+use crate::question::Status;
 use crate::retro::{Retro, RetroConfig, RetroError};
 use crate::tree::ExtractError;
 use crate::verify::verify;
@@ -109,7 +109,7 @@ fn gave_up(e: RetroError, question: Option<Question>, t0: Instant) -> RetroPart 
         }
         _ => 0,
     };
-    let threshold = question.map_or(Threshold::Win, Threshold::at_root);
+    let threshold = question.map_or(Question::Win, Question::threshold);
     let run = run_of(
         threshold,
         Runner::Retro,
@@ -142,11 +142,11 @@ fn retro_runs(
     };
     let win = status(lo == Value::Win, hi <= Value::Draw);
     let draw = status(lo >= Value::Draw, hi == Value::Loss);
-    let asked = match question.map(Threshold::at_root) {
-        Some(Threshold::Win) => vec![(Threshold::Win, win)],
-        Some(Threshold::Draw) => vec![(Threshold::Draw, draw)],
-        None if win == Status::Success => vec![(Threshold::Win, win)],
-        None => vec![(Threshold::Win, win), (Threshold::Draw, draw)],
+    let asked = match question.map(Question::threshold) {
+        Some(Question::Win) => vec![(Question::Win, win)],
+        Some(_) => vec![(Question::AtLeastDraw, draw)],
+        None if win == Status::Success => vec![(Question::Win, win)],
+        None => vec![(Question::Win, win), (Question::AtLeastDraw, draw)],
     };
     asked
         .iter()

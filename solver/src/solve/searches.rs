@@ -12,7 +12,7 @@ use crate::clock::Instant;
 use crate::dfpn::{CheckpointError, CheckpointStats, Dfpn, DfpnConfig};
 use crate::leaves::Leaves;
 use crate::prover::{AbConfig, AlphaBeta};
-use crate::question::{proved_question, Status, Threshold};
+use crate::question::{proved_question, Status};
 use crate::tree::{extract, DfpnThenAb, ExtractError};
 use crate::verify::verify;
 use crate::CheckpointPlan;
@@ -46,7 +46,7 @@ const SAVE_SETTLED_AFTER: Duration = Duration::from_secs(60);
 /// A run of `solver` on threshold `t` from `t0` until now, without
 /// df-pn's numbers.
 pub(super) fn run_of(
-    t: Threshold,
+    t: Question,
     solver: Runner,
     status: Status,
     nodes: u64,
@@ -177,7 +177,7 @@ impl<'a, 'o> Searches<'a, 'o> {
     /// for); one whose extraction runs out of time stays open.
     pub(super) fn ask(
         &mut self,
-        t: Threshold,
+        t: Question,
         until: Option<Instant>,
     ) -> Result<Answer, SolveError> {
         let mut results: Vec<(Runner, Status)> = Vec::new();
@@ -204,7 +204,7 @@ impl<'a, 'o> Searches<'a, 'o> {
     }
 
     /// Alpha-beta on threshold `t`: half the share with both solvers.
-    fn run_ab(&mut self, t: Threshold, until: Option<Instant>) -> Answer {
+    fn run_ab(&mut self, t: Question, until: Option<Instant>) -> Answer {
         self.ab
             .set_deadline(share(until, ab_fraction(self.opts.solver)));
         let (n0, t0) = (self.ab.nodes(), Instant::now());
@@ -217,7 +217,7 @@ impl<'a, 'o> Searches<'a, 'o> {
 
     /// df-pn on threshold `t` until `until`, its tables written after when
     /// it is left open or took [`SAVE_SETTLED_AFTER`] or more.
-    fn run_dfpn(&mut self, t: Threshold, until: Option<Instant>) -> Result<Answer, SolveError> {
+    fn run_dfpn(&mut self, t: Question, until: Option<Instant>) -> Result<Answer, SolveError> {
         self.df.set_deadline(until);
         let (n0, t0) = (self.df.nodes(), Instant::now());
         let o = self.df.prove(self.root, t, &[]);
@@ -263,7 +263,7 @@ impl<'a, 'o> Searches<'a, 'o> {
     }
 
     /// Fails when the two solvers settled threshold `t` differently.
-    fn cross_check(&self, t: Threshold, results: &[(Runner, Status)]) -> Result<(), SolveError> {
+    fn cross_check(&self, t: Question, results: &[(Runner, Status)]) -> Result<(), SolveError> {
         if let [(_, a), (_, d)] = results {
             if *a != Status::Unknown && *d != Status::Unknown && a != d {
                 return Err(SolveError::Disagreement {
@@ -281,7 +281,7 @@ impl<'a, 'o> Searches<'a, 'o> {
     /// `who` as `status`, and keeps it. False when extraction ran out of
     /// time or was stopped: the question stays open, as when the search
     /// itself runs out, and a run says how far extraction got.
-    fn prove(&mut self, t: Threshold, who: Runner, status: Status) -> Result<bool, SolveError> {
+    fn prove(&mut self, t: Question, who: Runner, status: Status) -> Result<bool, SolveError> {
         let question = proved_question(t, status).expect("settled");
         let t0 = Instant::now();
         let tree = match self.extract(who, question, t0) {
@@ -405,7 +405,7 @@ impl<'a, 'o> Searches<'a, 'o> {
 
     /// The win question alone: a win, or at most a draw.
     pub(super) fn answer_win(&mut self) -> Result<Found, SolveError> {
-        let (s, b) = self.ask(Threshold::Win, self.deadline)?;
+        let (s, b) = self.ask(Question::Win, self.deadline)?;
         let outcome = match s {
             Status::Success => Some(Outcome::Exact(Value::Win)),
             Status::Failure => Some(Outcome::AtMostDraw),
@@ -416,7 +416,7 @@ impl<'a, 'o> Searches<'a, 'o> {
 
     /// The draw question alone: at least a draw, or a loss.
     pub(super) fn answer_draw(&mut self) -> Result<Found, SolveError> {
-        let (s, b) = self.ask(Threshold::Draw, self.deadline)?;
+        let (s, b) = self.ask(Question::AtLeastDraw, self.deadline)?;
         let outcome = match s {
             Status::Success => Some(Outcome::AtLeastDraw),
             Status::Failure => Some(Outcome::Exact(Value::Loss)),
@@ -436,15 +436,15 @@ impl<'a, 'o> Searches<'a, 'o> {
     ) -> Result<Found, SolveError> {
         let (mut w, mut bw) = (Status::Unknown, None);
         if !draw_first {
-            (w, bw) = self.ask(Threshold::Win, share(self.deadline, fraction))?;
+            (w, bw) = self.ask(Question::Win, share(self.deadline, fraction))?;
         }
         if w == Status::Success {
             return Ok((Some(Outcome::Exact(Value::Win)), bw));
         }
-        let (d, bd) = self.ask(Threshold::Draw, self.deadline)?;
+        let (d, bd) = self.ask(Question::AtLeastDraw, self.deadline)?;
         let time_left = self.deadline.is_none_or(|d| Instant::now() < d);
         if w == Status::Unknown && d == Status::Success && time_left {
-            (w, bw) = self.ask(Threshold::Win, self.deadline)?;
+            (w, bw) = self.ask(Question::Win, self.deadline)?;
         }
         let best = match (w, d) {
             (Status::Success, _) => bw,
@@ -516,9 +516,9 @@ pub(super) fn win_fraction(expect_win: bool) -> f64 {
 /// Whether `question` (`None`: the value) is answered by `o`.
 pub(super) fn settles(question: Option<Question>, o: Outcome) -> bool {
     let (lo, hi) = o.range();
-    match question.map(Threshold::at_root) {
-        Some(Threshold::Win) => lo == Value::Win || hi <= Value::Draw,
-        Some(Threshold::Draw) => lo >= Value::Draw || hi == Value::Loss,
+    match question.map(Question::threshold) {
+        Some(Question::Win) => lo == Value::Win || hi <= Value::Draw,
+        Some(_) => lo >= Value::Draw || hi == Value::Loss,
         None => lo == hi,
     }
 }
