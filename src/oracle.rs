@@ -151,11 +151,11 @@ impl OraclesBySize {
 }
 
 impl solver::storecheck::OracleBySize for OraclesBySize {
-    fn up_to(&self, pieces: u32) -> Result<&dyn Oracle, String> {
+    fn up_to(&self, pieces: u32) -> Result<&dyn Oracle, solver::storecheck::OracleBySizeError> {
         self.by_size
             .get(&pieces)
             .map(|o| o.as_ref())
-            .ok_or_else(|| format!("databases of {pieces} pieces were not opened"))
+            .ok_or(solver::storecheck::OracleBySizeError::NotOpened(pieces))
     }
 }
 

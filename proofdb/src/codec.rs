@@ -3,7 +3,49 @@
 
 use crate::outcome::Outcome;
 use crate::proof::{LeafSource, ProofEntry, Question};
-use engine::{Color, Move, Position, Square};
+use engine::{Color, Move, Position, PositionError, Square};
+use thiserror::Error;
+
+/// Why a value read from one of the store's columns does not decode.
+/// The store wraps it in [`StoreError::Corrupt`](crate::StoreError::Corrupt),
+/// with the row it came from.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum DecodeError {
+    /// A position key that is not 12 bytes.
+    #[error("position key of {0} bytes, expected 12")]
+    KeyLength(usize),
+    /// A side-to-move column that is neither 0 nor 1.
+    #[error("side to move {0}, expected 0 or 1")]
+    Side(i64),
+    /// The kings word has bits on squares no piece stands on.
+    #[error("kings {0:#010x} on empty squares")]
+    KingsOnEmpty(u32),
+    /// The pieces do not make a legal position.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+    /// An outcome column that names no [`Outcome`].
+    #[error("unknown outcome {0:?}")]
+    Outcome(String),
+    /// A question column that names no [`Question`].
+    #[error("unknown question {0:?}")]
+    Question(String),
+    /// A job record's status column that names no
+    /// [`JobStatus`](crate::JobStatus).
+    #[error("unknown status {0:?}")]
+    JobStatus(String),
+    /// A prover entry's from or to square that is not 1-32 (or absent).
+    #[error("bad move square {0:?}")]
+    MoveSquare(Option<i64>),
+    /// A prover entry's captured set that is not a 32-bit set (or absent).
+    #[error("bad captured set {0:?}")]
+    Captured(Option<i64>),
+    /// A leaf entry whose source is not `terminal`, `egdb` or `store`.
+    #[error("unknown leaf source {0:?}")]
+    LeafSource(Option<String>),
+    /// An entry kind other than `prover`, `opponent` or `leaf`.
+    #[error("unknown proof entry kind {0:?}")]
+    EntryKind(String),
+}
 
 /// The 12-byte key of a position's pieces: black, white, kings, each a
 /// `u32` little-endian. The side to move is kept in its own column.
@@ -23,19 +65,19 @@ pub fn stm_code(pos: &Position) -> i64 {
 
 /// Rebuilds a position from its key and side column, checking every
 /// invariant. `Err` says what is wrong.
-pub fn decode_pos(key: &[u8], stm: i64) -> Result<Position, String> {
+pub fn decode_pos(key: &[u8], stm: i64) -> Result<Position, DecodeError> {
     if key.len() != 12 {
-        return Err(format!("position key of {} bytes, expected 12", key.len()));
+        return Err(DecodeError::KeyLength(key.len()));
     }
     let word = |i: usize| u32::from_le_bytes([key[i], key[i + 1], key[i + 2], key[i + 3]]);
     let side = match stm {
         0 => Color::Black,
         1 => Color::White,
-        n => return Err(format!("side to move {n}, expected 0 or 1")),
+        n => return Err(DecodeError::Side(n)),
     };
     let (black, white, kings) = (word(0), word(4), word(8));
     if kings & !(black | white) != 0 {
-        return Err(format!("kings {kings:#010x} on empty squares"));
+        return Err(DecodeError::KingsOnEmpty(kings));
     }
     let setup = engine::Setup {
         black_men: black & !kings,
@@ -44,17 +86,17 @@ pub fn decode_pos(key: &[u8], stm: i64) -> Result<Position, String> {
         white_kings: white & kings,
         side: Some(side),
     };
-    Position::from_setup(&setup).map_err(|e| e.to_string())
+    Ok(Position::from_setup(&setup)?)
 }
 
 /// Parses an outcome column.
-pub fn decode_outcome(s: &str) -> Result<Outcome, String> {
-    Outcome::from_name(s).ok_or_else(|| format!("unknown outcome {s:?}"))
+pub fn decode_outcome(s: &str) -> Result<Outcome, DecodeError> {
+    Outcome::from_name(s).ok_or_else(|| DecodeError::Outcome(s.to_string()))
 }
 
 /// The `question` column: `win`, `draw`, `notwin` or `loss`.
-pub fn decode_question(s: &str) -> Result<Question, String> {
-    Question::from_name(s).ok_or_else(|| format!("unknown question {s:?}"))
+pub fn decode_question(s: &str) -> Result<Question, DecodeError> {
+    Question::from_name(s).ok_or_else(|| DecodeError::Question(s.to_string()))
 }
 
 /// The columns of a proof entry: kind, from, to, captured, leaf.
@@ -98,17 +140,17 @@ pub fn decode_entry(
     to: Option<i64>,
     captured: Option<i64>,
     leaf: Option<&str>,
-) -> Result<ProofEntry, String> {
+) -> Result<ProofEntry, DecodeError> {
     match kind {
         "prover" => {
             let sq = |n: Option<i64>| {
                 n.and_then(|n| u8::try_from(n).ok())
                     .and_then(Square::from_number)
-                    .ok_or_else(|| format!("bad move square {n:?}"))
+                    .ok_or(DecodeError::MoveSquare(n))
             };
             let captured = captured
                 .and_then(|c| u32::try_from(c).ok())
-                .ok_or_else(|| format!("bad captured set {captured:?}"))?;
+                .ok_or(DecodeError::Captured(captured))?;
             Ok(ProofEntry::Prover(Move::new(sq(from)?, sq(to)?, captured)))
         }
         "opponent" => Ok(ProofEntry::Opponent),
@@ -116,9 +158,9 @@ pub fn decode_entry(
             Some("terminal") => LeafSource::Terminal,
             Some("egdb") => LeafSource::Egdb,
             Some("store") => LeafSource::Store,
-            other => return Err(format!("unknown leaf source {other:?}")),
+            other => return Err(DecodeError::LeafSource(other.map(str::to_string))),
         })),
-        other => Err(format!("unknown proof entry kind {other:?}")),
+        other => Err(DecodeError::EntryKind(other.to_string())),
     }
 }
 
@@ -176,11 +218,24 @@ mod tests {
     fn keys_round_trip_and_reject_garbage() {
         let p = engine::notation::fen::parse_fen("W:WK19,K23,30:B12,K28").unwrap();
         assert_eq!(decode_pos(&pos_key(&p), stm_code(&p)).unwrap(), p);
-        assert!(decode_pos(&[0u8; 11], 0).is_err());
-        assert!(decode_pos(&pos_key(&p), 2).is_err());
+        let e = decode_pos(&[0u8; 11], 0).unwrap_err();
+        assert_eq!(e, DecodeError::KeyLength(11));
+        assert_eq!(e.to_string(), "position key of 11 bytes, expected 12");
+        let e = decode_pos(&pos_key(&p), 2).unwrap_err();
+        assert_eq!(e.to_string(), "side to move 2, expected 0 or 1");
         let mut bad = pos_key(&p);
         bad[8] |= 1; // a king on an empty square
-        assert!(decode_pos(&bad, 0).is_err());
+        let e = decode_pos(&bad, 0).unwrap_err();
+        assert!(matches!(e, DecodeError::KingsOnEmpty(_)), "{e:?}");
+        assert!(e.to_string().ends_with(" on empty squares"), "{e}");
+        assert_eq!(
+            decode_outcome("maybe").unwrap_err().to_string(),
+            "unknown outcome \"maybe\""
+        );
+        assert_eq!(
+            decode_question("perhaps").unwrap_err().to_string(),
+            "unknown question \"perhaps\""
+        );
     }
 
     #[test]
@@ -200,7 +255,14 @@ mod tests {
             let (k, f, t, c, l) = encode_entry(&e);
             assert_eq!(decode_entry(k, f, t, c, l).unwrap(), e);
         }
-        assert!(decode_entry("prover", Some(0), Some(5), Some(0), None).is_err());
+        let e = decode_entry("prover", Some(0), Some(5), Some(0), None).unwrap_err();
+        assert_eq!(e.to_string(), "bad move square Some(0)");
+        let e = decode_entry("prover", Some(1), Some(5), None, None).unwrap_err();
+        assert_eq!(e.to_string(), "bad captured set None");
+        let e = decode_entry("leaf", None, None, None, Some("book")).unwrap_err();
+        assert_eq!(e.to_string(), "unknown leaf source Some(\"book\")");
+        let e = decode_entry("twig", None, None, None, None).unwrap_err();
+        assert_eq!(e.to_string(), "unknown proof entry kind \"twig\"");
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! `p` moves (ply 3 is the ballot's position), and its `move` is the move
 //! that reached it (empty at ply 0).
 
-use crate::codec::{decode_outcome, decode_pos, host_name, pos_key, stm_code, unix_now};
+use crate::codec::{
+    decode_outcome, decode_pos, host_name, pos_key, stm_code, unix_now, DecodeError,
+};
 use crate::error::{Result, StoreError};
 use crate::outcome::Outcome;
 use crate::proof::ProofTree;
@@ -279,7 +281,7 @@ impl Store {
                 |d: String| self.corrupt(format!("main line of ballot {ballot}, ply {ply}: {d}"));
             out.push(LinePlyRow {
                 ply,
-                position: decode_pos(&key, stm).map_err(bad)?,
+                position: decode_pos(&key, stm).map_err(|e| bad(e.to_string()))?,
                 move_text,
                 origin: Origin::from_name(&origin)
                     .ok_or_else(|| bad(format!("unknown origin {origin:?}")))?,
@@ -477,7 +479,7 @@ pub(crate) fn write_job_record(
 /// status, run_id, updated`.
 pub(crate) fn read_job_record(
     r: &rusqlite::Row<'_>,
-) -> rusqlite::Result<std::result::Result<JobRecord, String>> {
+) -> rusqlite::Result<std::result::Result<JobRecord, DecodeError>> {
     let outcome: Option<String> = r.get(2)?;
     let status: String = r.get(6)?;
     let outcome = match outcome.as_deref().map(decode_outcome).transpose() {
@@ -485,7 +487,7 @@ pub(crate) fn read_job_record(
         Err(e) => return Ok(Err(e)),
     };
     let Some(status) = JobStatus::from_name(&status) else {
-        return Ok(Err(format!("unknown status {status:?}")));
+        return Ok(Err(DecodeError::JobStatus(status)));
     };
     Ok(Ok(JobRecord {
         ballot: r.get(0)?,

@@ -6,7 +6,7 @@
 //! the position's proof trees or by the databases ([`crate::trust`]) are
 //! proved. A write that would leave a row unbacked is refused.
 
-use crate::codec::{decode_outcome, decode_pos, pos_key, stm_code, unix_now};
+use crate::codec::{decode_outcome, decode_pos, pos_key, stm_code, unix_now, DecodeError};
 use crate::outcome::{Outcome, OutcomeConflict, Provenance};
 use crate::proof::Question;
 use crate::seal::Seal;
@@ -132,11 +132,11 @@ pub fn tree_questions(conn: &Connection, pos: &Position) -> rusqlite::Result<Vec
 }
 
 /// Reads the row of `pos`, whatever its trust, with its trust. A row that
-/// breaks the schema's contract is reported as `Err(detail)`.
+/// breaks the schema's contract is reported as `Err(why)`.
 pub fn select_row(
     conn: &Connection,
     pos: &Position,
-) -> rusqlite::Result<Option<Result<(ResultRecord, Trust), String>>> {
+) -> rusqlite::Result<Option<Result<(ResultRecord, Trust), DecodeError>>> {
     let sql = format!("SELECT {ROW_COLUMNS} FROM results r WHERE r.pos = ?1 AND r.stm = ?2");
     let mut stmt = conn.prepare_cached(&sql)?;
     stmt.query_row(params![&pos_key(pos)[..], stm_code(pos)], decode_row)
@@ -145,7 +145,7 @@ pub fn select_row(
 
 /// Reads the record of `pos` if it is proved ([`Trust::Proved`]); a row
 /// that is not is treated as absent. A row that breaks the schema's
-/// contract is reported as `Err(detail)` inside the SQLite error's place.
+/// contract is reported as `Err(why)` inside the SQLite error's place.
 pub fn select(conn: &Connection, pos: &Position) -> rusqlite::Result<Option<ResultRecord>> {
     match select_row(conn, pos)? {
         None => Ok(None),
@@ -244,10 +244,11 @@ pub fn apply(conn: &Connection, rec: &ResultRecord) -> rusqlite::Result<Applied>
 }
 
 /// Decodes one full row of `SELECT` [`ROW_COLUMNS`] `FROM results r`,
-/// with its trust.
+/// with its trust; a position or outcome column that does not decode is
+/// the inner `Err`.
 pub fn decode_row(
     r: &rusqlite::Row<'_>,
-) -> rusqlite::Result<Result<(ResultRecord, Trust), String>> {
+) -> rusqlite::Result<Result<(ResultRecord, Trust), DecodeError>> {
     let key: Vec<u8> = r.get(0)?;
     let stm: i64 = r.get(1)?;
     let outcome: String = r.get(2)?;

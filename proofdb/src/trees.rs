@@ -7,7 +7,9 @@
 //! by position. The tree row records the database size the proof was
 //! verified with, so that it can be verified again the same way.
 
-use crate::codec::{decode_entry, decode_pos, decode_question, encode_entry, pos_key, stm_code};
+use crate::codec::{
+    decode_entry, decode_pos, decode_question, encode_entry, pos_key, stm_code, DecodeError,
+};
 use crate::error::Result;
 use crate::proof::{ProofEntry, ProofTree, Question};
 use crate::seal::Seal;
@@ -15,6 +17,7 @@ use crate::store::Store;
 use engine::notation::fen::to_fen;
 use engine::{Move, Position};
 use rusqlite::{params, Connection, OptionalExtension};
+use thiserror::Error;
 
 /// The seal of a `tree_nodes` row, from its columns.
 #[allow(clippy::too_many_arguments)]
@@ -604,6 +607,26 @@ pub(crate) fn apply_proof(
     results::apply(tx, rec).map_err(sq)
 }
 
+/// What is wrong with one node row of a tree, as [`TreeAcc::push`] finds
+/// it (the store reports it as corruption of the tree).
+#[derive(Debug, Error)]
+enum NodeRowError {
+    /// The row's seal does not match its columns.
+    #[error("node {node} of {of}: checksum mismatch (the row was changed)")]
+    Seal {
+        /// The node's number in the order the rows are read, from 1.
+        node: usize,
+        /// The tree's node count.
+        of: u64,
+    },
+    /// A column does not decode.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+}
+
+/// A node row read: its position and entry, or what is wrong with it.
+type NodeRow = std::result::Result<(Position, ProofEntry), NodeRowError>;
+
 /// One tree's nodes as they are read, with their seals.
 struct TreeAcc {
     id: TreeId,
@@ -627,7 +650,7 @@ impl TreeAcc {
     /// leaf, checksum`), checking its seal and its move.
     fn push(&mut self, store: &Store, r: &rusqlite::Row<'_>) -> Result<()> {
         let id = self.id;
-        let node = (|| -> rusqlite::Result<std::result::Result<(Position, ProofEntry), String>> {
+        let node = (|| -> rusqlite::Result<NodeRow> {
             let key: Vec<u8> = r.get(0)?;
             let stm: i64 = r.get(1)?;
             let kind: String = r.get(2)?;
@@ -637,20 +660,19 @@ impl TreeAcc {
                 (r.get(3)?, r.get(4)?, r.get(5)?);
             let seal = node_seal(id, &key, stm, &kind, from, to, cap, leaf.as_deref());
             if stored != Some(seal) {
-                return Ok(Err(format!(
-                    "node {} of {}: checksum mismatch (the row was changed)",
-                    self.seals.len() + 1,
-                    self.node_count
-                )));
+                return Ok(Err(NodeRowError::Seal {
+                    node: self.seals.len() + 1,
+                    of: self.node_count,
+                }));
             }
             self.seals.push(seal);
             let pos = match decode_pos(&key, stm) {
                 Ok(p) => p,
-                Err(e) => return Ok(Err(e)),
+                Err(e) => return Ok(Err(e.into())),
             };
             match decode_entry(&kind, from, to, cap, leaf.as_deref()) {
                 Ok(e) => Ok(Ok((pos, e))),
-                Err(e) => Ok(Err(e)),
+                Err(e) => Ok(Err(e.into())),
             }
         })()
         .map_err(|e| store.sq(e))?

@@ -145,7 +145,19 @@ pub fn entry_text(e: &ProofEntry) -> String {
     }
 }
 
-fn parse_entry(s: &str) -> Result<ProofEntry, String> {
+/// What is wrong with the entry of a node line (the text after the tab).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+enum EntryError {
+    /// A square of a `move` entry that is not a number from 1 to 32.
+    #[error("bad square '{0}'")]
+    Square(String),
+    /// Not `opp`, `leaf SOURCE` or `move FROM TO CAPTURED`.
+    #[error("bad entry '{0}'")]
+    Entry(String),
+}
+
+/// Reads the entry of a node line, as [`entry_text`] writes it.
+fn parse_entry(s: &str) -> Result<ProofEntry, EntryError> {
     let words: Vec<&str> = s.split(' ').collect();
     match words.as_slice() {
         ["opp"] => Ok(ProofEntry::Opponent),
@@ -153,11 +165,11 @@ fn parse_entry(s: &str) -> Result<ProofEntry, String> {
         ["leaf", "egdb"] => Ok(ProofEntry::Leaf(LeafSource::Egdb)),
         ["leaf", "store"] => Ok(ProofEntry::Leaf(LeafSource::Store)),
         ["move", from, to, caps] => {
-            let sq = |t: &str| -> Result<Square, String> {
+            let sq = |t: &str| -> Result<Square, EntryError> {
                 t.parse::<u8>()
                     .ok()
                     .and_then(Square::from_number)
-                    .ok_or_else(|| format!("bad square '{t}'"))
+                    .ok_or_else(|| EntryError::Square(t.to_string()))
             };
             let (from, to) = (sq(from)?, sq(to)?);
             let mut captured = 0u32;
@@ -168,7 +180,7 @@ fn parse_entry(s: &str) -> Result<ProofEntry, String> {
             }
             Ok(ProofEntry::Prover(Move::new(from, to, captured)))
         }
-        _ => Err(format!("bad entry '{s}'")),
+        _ => Err(EntryError::Entry(s.to_string())),
     }
 }
 
@@ -310,7 +322,7 @@ pub fn read_proofs(input: impl BufRead, name: &str) -> Result<Vec<StoredProof>, 
                 .split_once('\t')
                 .ok_or_else(|| corrupt(n, "expected 'FEN<TAB>ENTRY'".into()))?;
             let pos: Position = parse_fen(f).map_err(|e| corrupt(n, format!("{e}")))?;
-            let entry = parse_entry(e).map_err(|w| corrupt(n, w))?;
+            let entry = parse_entry(e).map_err(|w| corrupt(n, w.to_string()))?;
             nodes.push((pos, entry));
         }
         let (n, l) = next(last)?.ok_or(ProofIoError::Truncated {
@@ -361,5 +373,23 @@ mod tests {
         assert!(e.to_string().contains("longer than"), "{e}");
         let e = read_proofs(&b"\xff\xfe\n"[..], "x").unwrap_err();
         assert!(e.to_string().contains("not text"), "{e}");
+    }
+    #[test]
+    fn entries_round_trip_and_a_bad_one_is_named() {
+        let pos = Position::initial();
+        for e in [
+            ProofEntry::Prover(pos.moves().as_slice()[0]),
+            ProofEntry::Opponent,
+            ProofEntry::Leaf(LeafSource::Terminal),
+            ProofEntry::Leaf(LeafSource::Egdb),
+            ProofEntry::Leaf(LeafSource::Store),
+        ] {
+            assert_eq!(parse_entry(&entry_text(&e)).unwrap(), e);
+        }
+        let e = parse_entry("move 9 33 -").unwrap_err();
+        assert_eq!(e, EntryError::Square("33".into()));
+        assert_eq!(e.to_string(), "bad square '33'");
+        let e = parse_entry("leaf book").unwrap_err();
+        assert_eq!(e.to_string(), "bad entry 'leaf book'");
     }
 }

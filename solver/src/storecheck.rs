@@ -22,6 +22,7 @@ use engine::notation::fen::to_fen;
 use engine::{Oracle, Position};
 use proofdb::{LeafSource, Outcome, ProofEntry, ResultCache, Store, StoreError, Trust};
 use std::collections::{BTreeSet, HashMap};
+use thiserror::Error;
 
 /// One problem found, with what it concerns.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,10 +57,18 @@ impl StoreCheck {
     }
 }
 
+/// Why an [`OracleBySize`] has no databases of a size.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum OracleBySizeError {
+    /// The databases of this many pieces were not opened.
+    #[error("databases of {0} pieces were not opened")]
+    NotOpened(u32),
+}
+
 /// The databases of each size a check needs.
 pub trait OracleBySize {
     /// The databases up to `pieces` pieces (0: none).
-    fn up_to(&self, pieces: u32) -> Result<&dyn Oracle, String>;
+    fn up_to(&self, pieces: u32) -> Result<&dyn Oracle, OracleBySizeError>;
 }
 
 /// The database sizes (pieces) that the store's proofs and database

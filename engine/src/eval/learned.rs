@@ -77,6 +77,11 @@ pub enum LearnedError {
         /// What is wrong.
         detail: String,
     },
+    /// The weights embedded in the build (engine/src/eval/learned.bin) do
+    /// not parse: why, as [`Learned::from_bytes`] found it (parsed once,
+    /// so shared by every call of [`Learned::embedded`]).
+    #[error("engine/src/eval/learned.bin: not a usable learned-evaluation weights file: {0}")]
+    Embedded(Arc<LearnedError>),
 }
 
 /// `BASE3[b]`: the base-3 number whose digits are the bits of `b`
@@ -173,18 +178,15 @@ impl Learned {
     /// The weights embedded in the build (engine/src/eval/learned.bin),
     /// parsed once.
     pub fn embedded() -> Result<Arc<Learned>, LearnedError> {
-        static PARSED: OnceLock<Result<Arc<Learned>, String>> = OnceLock::new();
+        static PARSED: OnceLock<Result<Arc<Learned>, Arc<LearnedError>>> = OnceLock::new();
         PARSED
             .get_or_init(|| {
                 Learned::from_bytes(EMBEDDED_FILE, "embedded weights")
                     .map(Arc::new)
-                    .map_err(|e| e.to_string())
+                    .map_err(Arc::new)
             })
             .clone()
-            .map_err(|detail| LearnedError::Corrupted {
-                what: "engine/src/eval/learned.bin".into(),
-                detail,
-            })
+            .map_err(LearnedError::Embedded)
     }
 
     /// Reads a weights file.
@@ -414,6 +416,16 @@ mod tests {
         v3[4] = 3;
         let e = Learned::from_bytes(&v3, "x").unwrap_err().to_string();
         assert!(e.contains("version 3"), "{e}");
+        // The embedded file's error names the source file, then why.
+        let e = LearnedError::Embedded(Arc::new(
+            Learned::from_bytes(&v3, "embedded weights").unwrap_err(),
+        ));
+        assert_eq!(
+            e.to_string(),
+            "engine/src/eval/learned.bin: not a usable learned-evaluation weights file: \
+             embedded weights: not a usable learned-evaluation weights file: \
+             version 3, expected 2 (or 1)"
+        );
         // A version 1 file: the row windows only, the blocks zero.
         let rows = 2 * N_FEATURES + 2 * ROW_WINDOWS * CELLS;
         let w = l.weights();

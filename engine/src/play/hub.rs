@@ -41,6 +41,41 @@ pub enum HubPositionError {
     Position(#[from] crate::PositionError),
 }
 
+/// Why a `level` command's arguments cannot be read.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum HubLevelError {
+    /// A count (`depth`, `nodes`, `moves`) that is not a whole number in
+    /// its range.
+    #[error("level {key}={value}: expected a whole number from 1 to {max}")]
+    Whole {
+        /// The argument's name.
+        key: String,
+        /// Its value as given.
+        value: String,
+        /// The largest value allowed.
+        max: u64,
+    },
+    /// A time (`move-time`, `time`, `inc`) that is not a number of seconds
+    /// in its range.
+    #[error(
+        "level {key}={value}: expected {} number of seconds, at most {max}",
+        if *.zero_ok { "a" } else { "a positive" }
+    )]
+    Seconds {
+        /// The argument's name.
+        key: String,
+        /// Its value as given.
+        value: String,
+        /// Whether 0 is allowed.
+        zero_ok: bool,
+        /// The most seconds allowed.
+        max: f64,
+    },
+    /// An argument the `level` command does not know.
+    #[error("unknown level argument {0}")]
+    Unknown(String),
+}
+
 /// The Hub text of a move: `from-to`, or `fromxto` followed by `x` and
 /// each captured square in increasing order (`26x17x22`).
 pub fn hub_move(m: &Move) -> String {
@@ -310,7 +345,7 @@ impl HubLevel {
     /// The level of a `level` command's arguments, with depths from 1 to
     /// `max_depth`; an unknown argument or a value out of its range is an
     /// error naming it and the range.
-    pub fn parse(args: &[(String, String)], max_depth: u32) -> Result<HubLevel, String> {
+    pub fn parse(args: &[(String, String)], max_depth: u32) -> Result<HubLevel, HubLevelError> {
         let mut l = HubLevel::default();
         for (k, v) in args {
             let whole = |hi: u64| {
@@ -318,7 +353,11 @@ impl HubLevel {
                     .parse::<u64>()
                     .ok()
                     .filter(|n| (1..=hi).contains(n))
-                    .ok_or_else(|| format!("level {k}={v}: expected a whole number from 1 to {hi}"))
+                    .ok_or_else(|| HubLevelError::Whole {
+                        key: k.clone(),
+                        value: v.clone(),
+                        max: hi,
+                    })
             };
             let secs = |zero_ok: bool| {
                 v.parse::<f64>()
@@ -326,12 +365,11 @@ impl HubLevel {
                     .filter(|&s| {
                         zero_ok && s == 0.0 || s.is_finite() && s > 0.0 && s <= super::MAX_SECONDS
                     })
-                    .ok_or_else(|| {
-                        format!(
-                            "level {k}={v}: expected {} number of seconds, at most {}",
-                            if zero_ok { "a" } else { "a positive" },
-                            super::MAX_SECONDS
-                        )
+                    .ok_or_else(|| HubLevelError::Seconds {
+                        key: k.clone(),
+                        value: v.clone(),
+                        zero_ok,
+                        max: super::MAX_SECONDS,
                     })
             };
             match k.as_str() {
@@ -342,7 +380,7 @@ impl HubLevel {
                 "inc" => l.inc = secs(true)?,
                 "moves" => l.moves = Some(whole(10_000)? as u32),
                 "infinite" => l.infinite = true,
-                _ => return Err(format!("unknown level argument {k}")),
+                _ => return Err(HubLevelError::Unknown(k.clone())),
             }
         }
         Ok(l)
@@ -451,9 +489,18 @@ mod tests {
             .time
             .is_none());
         let e = HubLevel::parse(&args("depth=101"), 100).unwrap_err();
-        assert!(e.contains("from 1 to 100"), "{e}");
+        assert!(e.to_string().contains("from 1 to 100"), "{e}");
         let e = HubLevel::parse(&args("speed=3"), 100).unwrap_err();
-        assert_eq!(e, "unknown level argument speed");
+        assert_eq!(e, HubLevelError::Unknown("speed".into()));
+        assert_eq!(e.to_string(), "unknown level argument speed");
+        let e = HubLevel::parse(&args("move-time=0"), 100).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "level move-time=0: expected a positive number of seconds, at most {}",
+                super::super::MAX_SECONDS
+            )
+        );
         assert!(HubLevel::parse(&args("move-time=0"), 100).is_err());
         assert!(HubLevel::parse(&args("time=0"), 100).is_ok());
     }

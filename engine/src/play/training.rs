@@ -7,7 +7,7 @@
 use super::record::GameOutcome;
 use super::tune::Sample;
 use super::{read_line, TextFileError};
-use crate::notation::fen::{parse_fen, to_fen};
+use crate::notation::fen::{parse_fen, to_fen, FenError};
 use crate::Position;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -22,6 +22,20 @@ pub enum TrainingError {
     /// longer than [`super::MAX_LINE`]).
     #[error(transparent)]
     File(#[from] TextFileError),
+}
+
+/// What is wrong with a `FEN<TAB>result` line of the training data.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum PositionLineError {
+    /// No tab between the FEN and the result.
+    #[error("expected FEN<tab>result")]
+    NoTab,
+    /// The FEN does not read as a position.
+    #[error(transparent)]
+    Fen(#[from] FenError),
+    /// The result is not a number.
+    #[error("bad result {0:?}")]
+    Result(String),
 }
 
 /// The text appended for game number `number`: its `#game` line, then the
@@ -95,7 +109,7 @@ pub fn read_games(path: &Path) -> Result<Vec<TrainingGame>, TrainingError> {
         if line.starts_with('#') || line.trim().is_empty() {
             return Ok(());
         }
-        let (pos, r) = position_line(line).map_err(bad)?;
+        let (pos, r) = position_line(line).map_err(|e| bad(e.to_string()))?;
         let g = games
             .last_mut()
             .ok_or_else(|| bad("a position before any `#game` line".into()))?;
@@ -112,12 +126,13 @@ pub fn read_games(path: &Path) -> Result<Vec<TrainingGame>, TrainingError> {
 
 /// A `FEN<tab>result` line of a positions file: the position and Black's
 /// result, or what is wrong with it.
-fn position_line(line: &str) -> Result<(crate::board::Position, f32), String> {
-    let (fen, r) = line
-        .split_once('\t')
-        .ok_or_else(|| "expected FEN<tab>result".to_string())?;
-    let pos = parse_fen(fen).map_err(|e| e.to_string())?;
-    let r: f32 = r.trim().parse().map_err(|_| format!("bad result {r:?}"))?;
+fn position_line(line: &str) -> Result<(crate::board::Position, f32), PositionLineError> {
+    let (fen, r) = line.split_once('\t').ok_or(PositionLineError::NoTab)?;
+    let pos = parse_fen(fen)?;
+    let r: f32 = r
+        .trim()
+        .parse()
+        .map_err(|_| PositionLineError::Result(r.to_string()))?;
     Ok((pos, r))
 }
 
@@ -133,7 +148,7 @@ pub fn read_samples(path: &Path) -> Result<Vec<Sample>, TrainingError> {
             line: n,
             detail,
         };
-        let (pos, r) = position_line(line).map_err(bad)?;
+        let (pos, r) = position_line(line).map_err(|e| bad(e.to_string()))?;
         samples.push(Sample::new(&pos, r));
         Ok(())
     })?;
@@ -204,5 +219,18 @@ mod tests {
         assert!(e.contains("data.tsv:2: bad result"), "{e}");
         let e = count_games(dir.path()).unwrap_err().to_string();
         assert!(e.contains("not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn a_position_line_names_what_is_wrong() {
+        let e = position_line("B:W21-32:B1-12").unwrap_err();
+        assert_eq!(e.to_string(), "expected FEN<tab>result");
+        let e = position_line("B:W21-32:B1-12\tmaybe").unwrap_err();
+        assert_eq!(e, PositionLineError::Result("maybe".into()));
+        assert_eq!(e.to_string(), "bad result \"maybe\"");
+        assert!(matches!(
+            position_line("X\t1"),
+            Err(PositionLineError::Fen(_))
+        ));
     }
 }

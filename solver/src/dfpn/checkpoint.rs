@@ -38,7 +38,7 @@ use crate::question::Status;
 use crate::table::{Key, MoveSlot};
 use engine::durable::replace_file;
 use engine::egdb::file::Checksum;
-use engine::{Color, Move, MoveList, Position};
+use engine::{Color, Move, MoveList, Position, PositionError};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -118,7 +118,7 @@ pub enum CheckpointError {
         /// Its number (entries first, then looped entries).
         record: u64,
         /// What is wrong.
-        what: String,
+        what: RecordError,
     },
     /// Written for another search.
     #[error("{path}: written for {found}, not for {wanted}")]
@@ -130,6 +130,30 @@ pub enum CheckpointError {
         /// This search's.
         wanted: String,
     },
+}
+
+/// What is wrong with one record of a checkpoint whose checksum held.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum RecordError {
+    /// The flags byte has bits other than 0 (White to move) and 1 (the
+    /// threshold is a win).
+    #[error("flags {0} (bits 0-1 only)")]
+    Flags(u8),
+    /// The pieces do not make a legal position.
+    #[error("not a position: {0}")]
+    NotPosition(PositionError),
+    /// The best move's place is past the position's legal moves.
+    #[error("move {index} of a position with {moves} moves")]
+    Move {
+        /// The place stored.
+        index: u8,
+        /// How many legal moves the position has.
+        moves: usize,
+    },
+    /// A looped entry's status byte is not 0 (success), 1 (failure) or
+    /// 2 (unknown).
+    #[error("status {0} (0-2 only)")]
+    Status(u8),
 }
 
 /// What a checkpoint holds, in numbers.
@@ -348,9 +372,9 @@ fn word(b: &[u8], at: usize) -> u32 {
 }
 
 /// The key of a record, checked to be a position.
-fn record_key(r: &[u8]) -> Result<Key, String> {
+fn record_key(r: &[u8]) -> Result<Key, RecordError> {
     if r[12] > 3 {
-        return Err(format!("flags {} (bits 0-1 only)", r[12]));
+        return Err(RecordError::Flags(r[12]));
     }
     let side = if r[12] & 1 != 0 {
         Color::White
@@ -358,8 +382,7 @@ fn record_key(r: &[u8]) -> Result<Key, String> {
         Color::Black
     };
     let pos = Position::from_bitboards_unchecked(word(r, 0), word(r, 4), word(r, 8), side);
-    pos.validity_check()
-        .map_err(|e| format!("not a position: {e}"))?;
+    pos.validity_check().map_err(RecordError::NotPosition)?;
     Ok(Key {
         pos,
         win: r[12] & 2 != 0,
@@ -367,7 +390,7 @@ fn record_key(r: &[u8]) -> Result<Key, String> {
 }
 
 /// The move at place `i` of the legal moves of `pos`.
-fn record_move(pos: &Position, i: u8) -> Result<Option<Move>, String> {
+fn record_move(pos: &Position, i: u8) -> Result<Option<Move>, RecordError> {
     if i == NO_MOVE {
         return Ok(None);
     }
@@ -376,7 +399,10 @@ fn record_move(pos: &Position, i: u8) -> Result<Option<Move>, String> {
     list.iter()
         .nth(i as usize)
         .map(|m| Some(*m))
-        .ok_or_else(|| format!("move {i} of a position with {} moves", list.len()))
+        .ok_or(RecordError::Move {
+            index: i,
+            moves: list.len(),
+        })
 }
 
 /// Reads the tables of a checkpoint written for `context` into `df`
@@ -434,7 +460,7 @@ pub(super) fn load(
             wanted: context.to_string(),
         });
     }
-    let bad = |record: u64, what: String| CheckpointError::Record {
+    let bad = |record: u64, what: RecordError| CheckpointError::Record {
         path: path.to_path_buf(),
         record,
         what,
@@ -469,7 +495,7 @@ fn read_records(
     df: &mut Dfpn<'_>,
     r: &mut Reader<'_>,
     stats: CheckpointStats,
-    bad: &dyn Fn(u64, String) -> CheckpointError,
+    bad: &dyn Fn(u64, RecordError) -> CheckpointError,
 ) -> Result<(), CheckpointError> {
     for i in 0..stats.entries {
         let rec = r.take::<ENTRY_BYTES>("the entries")?;
@@ -493,7 +519,7 @@ fn read_records(
             0 => Status::Success,
             1 => Status::Failure,
             2 => Status::Unknown,
-            s => return Err(bad(n, format!("status {s} (0-2 only)"))),
+            s => return Err(bad(n, RecordError::Status(s))),
         };
         let best = record_move(&key.pos, rec[14]).map_err(|w| bad(n, w))?;
         df.looped.insert(key, Looped { status, best });
@@ -600,12 +626,46 @@ mod tests {
                     let mut refused = prover();
                     let e = load(&mut refused, &path, "here").unwrap_err();
                     let _ = std::fs::remove_file(&path);
-                    assert!(matches!(e, CheckpointError::Record { .. }), "{e}");
+                    assert!(
+                        matches!(
+                            e,
+                            CheckpointError::Record {
+                                what: RecordError::Flags(9),
+                                ..
+                            }
+                        ),
+                        "{e}"
+                    );
+                    assert!(e.to_string().ends_with(": flags 9 (bits 0-1 only)"), "{e}");
                     assert!(refused.tt.is_empty() && refused.looped.is_empty());
                 })
                 .unwrap()
                 .join()
                 .unwrap()
         });
+    }
+    #[test]
+    fn a_record_with_bad_flags_or_move_is_named() {
+        let mut rec = [0u8; ENTRY_BYTES];
+        // Black men on 1 and 2, a white man on 32: Black to move.
+        rec[0..4].copy_from_slice(&3u32.to_le_bytes());
+        rec[4..8].copy_from_slice(&(1u32 << 31).to_le_bytes());
+        let key = record_key(&rec).unwrap();
+        let n = key.pos.moves().len();
+        let e = record_move(&key.pos, n as u8).unwrap_err();
+        assert_eq!(
+            e,
+            RecordError::Move {
+                index: n as u8,
+                moves: n
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            format!("move {n} of a position with {n} moves")
+        );
+        rec[12] = 4;
+        assert_eq!(record_key(&rec).unwrap_err(), RecordError::Flags(4));
+        assert_eq!(RecordError::Status(5).to_string(), "status 5 (0-2 only)");
     }
 }

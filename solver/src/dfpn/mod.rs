@@ -49,7 +49,7 @@ use std::time::Duration;
 pub mod checkpoint;
 pub mod closure;
 
-pub use checkpoint::{CheckpointError, CheckpointStats};
+pub use checkpoint::{CheckpointError, CheckpointStats, RecordError};
 
 /// Infinite proof or disproof number.
 pub const INF: u32 = u32::MAX;

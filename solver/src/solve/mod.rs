@@ -483,8 +483,12 @@ fn draw_by_a_leaf_child(root: &Position, leaves: &Leaves<'_>) -> bool {
 /// Where verified proofs go besides a file (the proof store implements
 /// it when present).
 pub trait ProofSink {
+    /// Why a proof could not be kept (for the proof store,
+    /// [`proofdb::StoreError`]).
+    type Error: std::error::Error + Send + Sync + 'static;
+
     /// Keeps `proof`, proved at `proof.tree.root`, with its provenance.
-    fn put(&mut self, proof: &VerifiedProof) -> Result<(), String>;
+    fn put(&mut self, proof: &VerifiedProof) -> Result<(), Self::Error>;
 }
 
 /// Whether `q` is a question whose proofs may loop.
