@@ -113,6 +113,7 @@ fn ballot_store(path: &Path) {
             outcome: Some(Outcome::AtMostDraw),
             nodes: 10,
             millis: 3000,
+            budget_millis: 3000,
             proof_size: 2,
             status: JobStatus::Partial,
             run_id: "test".into(),

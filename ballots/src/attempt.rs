@@ -5,14 +5,11 @@
 //! in one transaction; [`StoreRecords`] keeps the per-ply job records in
 //! the store so a walk resumes where it stopped.
 
-use crate::job::{
-    Attempt, Attempted, JobError, JobRecords, PlyRecord, PlyStatus, PositionProver, StopFlag,
-};
+use crate::job::{Attempt, Attempted, JobError, JobRecords, PositionProver, StopFlag};
 use crate::manager::{Cost, Manager, ManagerBudget, QuestionSolver};
 use engine::{Oracle, Position};
 use proofdb::{
-    JobRecord, JobStatus, LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource,
-    Store,
+    JobRecord, LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource, Store,
 };
 use solver::clock::{Clock, Stopwatch};
 use solver::question::question_goal;
@@ -485,10 +482,6 @@ impl PositionProver for ManagedProver<'_> {
 }
 
 /// [`JobRecords`] of one ballot in the store's `job_records` table.
-///
-/// The table keeps no budget column: an unproved ply's attempt ran until
-/// its budget, so its time spent stands for the budget it had (a resumed
-/// walk retries it only with a larger position budget).
 pub struct StoreRecords<'a> {
     /// The store.
     pub store: &'a Store,
@@ -499,46 +492,20 @@ pub struct StoreRecords<'a> {
 }
 
 impl JobRecords for StoreRecords<'_> {
-    fn get(&self, ply: usize) -> Option<PlyRecord> {
-        let rec = self.store.job_record(self.ballot, ply as u32).ok()??;
-        let status = match rec.status {
-            JobStatus::Proved => PlyStatus::Proved,
-            JobStatus::Partial | JobStatus::Budget => PlyStatus::Unproved,
-            // An attempt that never finished (or failed) is tried again.
-            JobStatus::Running | JobStatus::Error => return None,
-        };
-        Some(PlyRecord {
-            ply,
-            status,
-            outcome: rec.outcome,
-            nodes: rec.nodes,
-            millis: rec.millis,
-            proof_size: rec.proof_size,
-            budget_millis: rec.millis,
-        })
+    fn ballot(&self) -> u32 {
+        self.ballot
     }
 
-    fn put(&mut self, r: &PlyRecord) -> Result<(), JobError> {
-        let status = match (r.status, r.outcome) {
-            (PlyStatus::Proved, _) => JobStatus::Proved,
-            (PlyStatus::Unproved, Some(_)) => JobStatus::Partial,
-            (PlyStatus::Unproved, None) => JobStatus::Budget,
-        };
+    fn get(&self, ply: usize) -> Option<JobRecord> {
+        self.store.job_record(self.ballot, ply as u32).ok()?
+    }
+
+    fn put(&mut self, r: &JobRecord) -> Result<(), JobError> {
         let rec = JobRecord {
             ballot: self.ballot,
-            ply: r.ply as u32,
-            outcome: r.outcome,
-            nodes: r.nodes,
-            // For an open ply, the larger of time spent and budget given,
-            // so a resumed walk does not retry with the same budget.
-            millis: match r.status {
-                PlyStatus::Proved => r.millis,
-                PlyStatus::Unproved => r.millis.max(r.budget_millis),
-            },
-            proof_size: r.proof_size,
-            status,
             run_id: self.run_id.clone(),
             updated: proofdb::codec::unix_now(),
+            ..r.clone()
         };
         Ok(self.store.put_job_record(&rec)?)
     }

@@ -8,7 +8,7 @@
 use crate::frontier::frontier;
 use crate::line::MainLine;
 use engine::Position;
-use proofdb::Outcome;
+use proofdb::{JobRecord, JobStatus, Outcome};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,52 +61,17 @@ pub trait PositionProver {
     fn prove(&self, pos: &Position, budget: Duration, stop: &StopFlag) -> Attempted;
 }
 
-/// Status of one ply of a walk.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlyStatus {
-    /// The position's exact value is proved.
-    Proved,
-    /// The attempt ran out of budget (it may have proved a bound).
-    Unproved,
-}
-
-impl PlyStatus {
-    /// `proved` or `unproved`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            PlyStatus::Proved => "proved",
-            PlyStatus::Unproved => "unproved",
-        }
-    }
-}
-
-/// What the job recorded for one ply.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PlyRecord {
-    /// Ply number on the main line (the position after this many moves).
-    pub ply: usize,
-    /// Proved or not.
-    pub status: PlyStatus,
-    /// What was proved.
-    pub outcome: Option<Outcome>,
-    /// Nodes searched.
-    pub nodes: u64,
-    /// Time spent, milliseconds.
-    pub millis: u64,
-    /// Proof tree size.
-    pub proof_size: u64,
-    /// The budget the attempt had, milliseconds (an unproved ply is only
-    /// retried with a larger one).
-    pub budget_millis: u64,
-}
-
-/// Where a job keeps its per-ply records so that it can resume.
+/// Where a job keeps its per-ply records ([`JobRecord`], the store's
+/// row) so that it can resume.
 pub trait JobRecords {
+    /// The ballot whose records these are.
+    fn ballot(&self) -> u32;
     /// The record of `ply`, if any.
-    fn get(&self, ply: usize) -> Option<PlyRecord>;
-    /// Saves (replaces) the record of a ply; it must be durable when this
-    /// returns.
-    fn put(&mut self, record: &PlyRecord) -> Result<(), JobError>;
+    fn get(&self, ply: usize) -> Option<JobRecord>;
+    /// Saves (replaces) the record of a ply, stamped with the run and the
+    /// time (its `run_id` and `updated` as the walk gives them are
+    /// placeholders); it must be durable when this returns.
+    fn put(&mut self, record: &JobRecord) -> Result<(), JobError>;
 }
 
 /// Budgets of a walk.
@@ -181,7 +146,7 @@ pub fn walk(
     records: &mut dyn JobRecords,
     budget: WalkBudget,
     stop: &StopFlag,
-    on_ply: &mut dyn FnMut(&PlyRecord),
+    on_ply: &mut dyn FnMut(&JobRecord),
 ) -> Result<WalkSummary, JobError> {
     let mut summary = walk_plies(line, first_ply, prover, records, budget, stop, on_ply)?;
     // The frontier from the records, as every report names it
@@ -189,7 +154,7 @@ pub fn walk(
     let proved = (first_ply..=line.len()).map(|ply| {
         let outcome = records
             .get(ply)
-            .filter(|r| r.status == PlyStatus::Proved)
+            .filter(|r| r.status == JobStatus::Proved)
             .and_then(|r| r.outcome);
         (ply, outcome)
     });
@@ -207,7 +172,7 @@ fn walk_plies(
     records: &mut dyn JobRecords,
     budget: WalkBudget,
     stop: &StopFlag,
-    on_ply: &mut dyn FnMut(&PlyRecord),
+    on_ply: &mut dyn FnMut(&JobRecord),
 ) -> Result<WalkSummary, JobError> {
     let mut w = Walker {
         line,
@@ -230,7 +195,7 @@ fn walk_plies(
         // The largest budget this ply has had without being proved.
         let mut had = Duration::ZERO;
         if let Some(r) = w.records.get(ply) {
-            if r.status == PlyStatus::Proved {
+            if r.status == JobStatus::Proved {
                 continue;
             }
             had = Duration::from_millis(r.budget_millis);
@@ -297,7 +262,7 @@ struct Walker<'w> {
     prover: &'w dyn PositionProver,
     records: &'w mut dyn JobRecords,
     stop: &'w StopFlag,
-    on_ply: &'w mut dyn FnMut(&PlyRecord),
+    on_ply: &'w mut dyn FnMut(&JobRecord),
     /// The time the attempts reported, counted against the ballot's budget.
     spent: Duration,
     summary: WalkSummary,
@@ -308,7 +273,7 @@ impl Walker<'_> {
     fn proved(&self, ply: usize) -> bool {
         self.records
             .get(ply)
-            .is_some_and(|r| r.status == PlyStatus::Proved)
+            .is_some_and(|r| r.status == JobStatus::Proved)
     }
 
     /// One attempt at `ply` within `budget`, recorded: what it proved, or
@@ -337,18 +302,21 @@ impl Walker<'_> {
             self.summary.end = WalkEnd::Interrupted;
             return Ok(None);
         }
-        let record = PlyRecord {
-            ply,
-            status: if exact {
-                PlyStatus::Proved
-            } else {
-                PlyStatus::Unproved
+        let record = JobRecord {
+            ballot: self.records.ballot(),
+            ply: ply as u32,
+            status: match attempt.outcome {
+                _ if exact => JobStatus::Proved,
+                Some(_) => JobStatus::Partial,
+                None => JobStatus::Budget,
             },
             outcome: attempt.outcome,
             nodes: attempt.nodes,
             millis: attempt.millis,
             proof_size: attempt.proof_size,
             budget_millis: budget.as_millis() as u64,
+            run_id: String::new(),
+            updated: 0,
         };
         self.records.put(&record)?;
         (self.on_ply)(&record);
@@ -385,13 +353,16 @@ mod tests {
     }
 
     #[derive(Default)]
-    struct MemRecords(BTreeMap<usize, PlyRecord>);
+    struct MemRecords(BTreeMap<usize, JobRecord>);
     impl JobRecords for MemRecords {
-        fn get(&self, ply: usize) -> Option<PlyRecord> {
+        fn ballot(&self) -> u32 {
+            1
+        }
+        fn get(&self, ply: usize) -> Option<JobRecord> {
             self.0.get(&ply).cloned()
         }
-        fn put(&mut self, r: &PlyRecord) -> Result<(), JobError> {
-            self.0.insert(r.ply, r.clone());
+        fn put(&mut self, r: &JobRecord) -> Result<(), JobError> {
+            self.0.insert(r.ply as usize, r.clone());
             Ok(())
         }
     }
@@ -444,7 +415,7 @@ mod tests {
         let stop = Arc::new(AtomicBool::new(false));
         let mut tried = Vec::new();
         let s = walk(line, 3, prover, recs, budget(), &stop, &mut |r| {
-            tried.push((r.ply, r.budget_millis))
+            tried.push((r.ply as usize, r.budget_millis))
         })
         .unwrap();
         (s, tried)
@@ -535,7 +506,7 @@ mod tests {
         assert_eq!(tried[4], (10, 1000));
         assert_eq!(s.frontier, Some(11));
         assert_eq!(s.end, WalkEnd::Stuck { ply: 10 });
-        assert_eq!(recs.0[&12].status, PlyStatus::Unproved);
+        assert_eq!(recs.0[&12].status, JobStatus::Partial);
         assert_eq!(recs.0[&12].outcome, Some(Outcome::AtLeastDraw));
         // A rerun does not search ply 12 again: the ply before it is
         // proved. Only ply 10 is tried, with twice what it resisted.

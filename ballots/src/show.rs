@@ -64,10 +64,14 @@ pub const FIRST_WALKED_PLY: u32 = 3;
 pub struct JobState {
     /// `proved`, `partial`, `budget`, `running` or `error`.
     pub status: &'static str,
-    /// Nodes and time of its last attempt (for an open ply, the time is
-    /// the larger of the time spent and the budget it had).
+    /// Nodes and time spent of its last attempt (records of schema
+    /// version 4 and before: for an open ply, the larger of the time
+    /// spent and the budget it had).
     #[serde(flatten)]
     pub effort: Effort,
+    /// The budget that attempt had (ms).
+    #[serde(skip)]
+    pub budget_millis: u64,
     /// Positions in the proof(s) it found.
     pub proof_size: u64,
 }
@@ -242,6 +246,7 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
                     nodes: j.nodes,
                     millis: j.millis,
                 },
+                budget_millis: j.budget_millis,
                 proof_size: j.proof_size,
             }),
             position: p.position,
@@ -285,7 +290,7 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
                 .job
                 .as_ref()
                 .filter(|j| matches!(j.status, "partial" | "budget"))
-                .map(|j| j.effort.millis),
+                .map(|j| j.budget_millis),
         });
     let summary = summarize(&rows);
     Ok(Some(LineState {
@@ -463,6 +468,7 @@ mod tests {
                 outcome: Some(Outcome::AtLeastDraw),
                 nodes: 1000,
                 millis: 4500,
+                budget_millis: 4500,
                 proof_size: 7,
                 status: JobStatus::Partial,
                 run_id: "r".into(),
@@ -531,6 +537,7 @@ mod tests {
                 outcome: Some(outcome),
                 nodes: 1000,
                 millis,
+                budget_millis: millis,
                 proof_size: 7,
                 status,
                 run_id: "r".into(),
@@ -562,6 +569,7 @@ mod tests {
             outcome: Some(Outcome::AtLeastDraw),
             nodes: 1000,
             millis: 5_000,
+            budget_millis: 5_000,
             proof_size: 7,
             status: JobStatus::Partial,
             run_id: "r".into(),

@@ -98,38 +98,33 @@ pub enum JobStatus {
     Partial,
     /// The search ran out of budget.
     Budget,
-    /// Being worked on (or interrupted while it was).
-    Running,
-    /// Failed with an error.
-    Error,
 }
 
 impl JobStatus {
-    /// `proved`, `partial`, `budget`, `running` or `error`.
+    /// `proved`, `partial` or `budget`.
     pub const fn name(self) -> &'static str {
         match self {
             JobStatus::Proved => "proved",
             JobStatus::Partial => "partial",
             JobStatus::Budget => "budget",
-            JobStatus::Running => "running",
-            JobStatus::Error => "error",
         }
     }
 
-    /// Parses [`JobStatus::name`].
+    /// Parses [`JobStatus::name`] (the table's CHECK also allows
+    /// `running` and `error`, which no version of this program wrote;
+    /// they are refused as unknown).
     pub fn from_name(s: &str) -> Option<JobStatus> {
         Some(match s {
             "proved" => JobStatus::Proved,
             "partial" => JobStatus::Partial,
             "budget" => JobStatus::Budget,
-            "running" => JobStatus::Running,
-            "error" => JobStatus::Error,
             _ => return None,
         })
     }
 }
 
-/// What the job did at one ply of a ballot's main line.
+/// What the job did at one ply of a ballot's main line: the one record
+/// of a ply, which the walk (`ballots::job`) keeps and resumes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct JobRecord {
     /// ACF ballot number.
@@ -141,8 +136,14 @@ pub struct JobRecord {
     /// Nodes searched.
     pub nodes: u64,
     /// Time spent in milliseconds, on the run's clock (by default CPU
-    /// time; wall time with `--wall-clock`).
+    /// time; wall time with `--wall-clock`). Rows of schema version 4 and
+    /// before hold here, for an open ply, the larger of the time spent
+    /// and the budget.
     pub millis: u64,
+    /// The budget the attempt had, in milliseconds: an open ply is only
+    /// tried again with a larger one. (Rows of schema version 4 and before
+    /// have none: it reads as `millis`.)
+    pub budget_millis: u64,
     /// Positions in the proof(s).
     pub proof_size: u64,
     /// Where the job stands.
@@ -329,8 +330,8 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare_cached(
-                "SELECT ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated \
-                 FROM job_records WHERE ballot = ?1 ORDER BY ply",
+                "SELECT ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated, \
+                 budget_millis FROM job_records WHERE ballot = ?1 ORDER BY ply",
             )
             .map_err(|e| self.sq(e))?;
         let mut rows = stmt.query([ballot]).map_err(|e| self.sq(e))?;
@@ -349,8 +350,8 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare(
-                "SELECT ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated \
-                 FROM job_records ORDER BY ballot, ply",
+                "SELECT ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated, \
+                 budget_millis FROM job_records ORDER BY ballot, ply",
             )
             .map_err(|e| self.sq(e))?;
         let mut rows = stmt.query([]).map_err(|e| self.sq(e))?;
@@ -458,8 +459,8 @@ pub(crate) fn write_job_record(
 ) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT OR REPLACE INTO job_records \
-         (ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         (ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated, budget_millis) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?
     .execute(params![
         rec.ballot,
@@ -470,13 +471,14 @@ pub(crate) fn write_job_record(
         i(rec.proof_size),
         rec.status.name(),
         rec.run_id,
-        rec.updated
+        rec.updated,
+        i(rec.budget_millis)
     ])?;
     Ok(())
 }
 
 /// Reads a row of `SELECT ballot, ply, outcome, nodes, millis, proof_size,
-/// status, run_id, updated`.
+/// status, run_id, updated, budget_millis`.
 pub(crate) fn read_job_record(
     r: &rusqlite::Row<'_>,
 ) -> rusqlite::Result<std::result::Result<JobRecord, DecodeError>> {
@@ -489,12 +491,14 @@ pub(crate) fn read_job_record(
     let Some(status) = JobStatus::from_name(&status) else {
         return Ok(Err(DecodeError::JobStatus(status)));
     };
+    let millis = r.get::<_, i64>(4)? as u64;
     Ok(Ok(JobRecord {
         ballot: r.get(0)?,
         ply: r.get(1)?,
         outcome,
         nodes: r.get::<_, i64>(3)? as u64,
-        millis: r.get::<_, i64>(4)? as u64,
+        millis,
+        budget_millis: r.get::<_, Option<i64>>(9)?.map_or(millis, |b| b as u64),
         proof_size: r.get::<_, i64>(5)? as u64,
         status,
         run_id: r.get(7)?,

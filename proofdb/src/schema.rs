@@ -147,13 +147,19 @@ pub const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE main_lines ADD COLUMN score INTEGER;
     ",
+    // 4 -> 5: a job record's budget apart from its time spent (NULL for
+    // the records stored before, whose `millis` holds, for an open ply,
+    // the larger of the two).
+    "
+    ALTER TABLE job_records ADD COLUMN budget_millis INTEGER;
+    ",
 ];
 
 /// Work a migration step does in Rust after its SQL, in the same
 /// transaction (`AFTER[i]` follows `MIGRATIONS[i]`).
 type AfterStep = Option<fn(&Connection) -> rusqlite::Result<()>>;
 
-const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None];
+const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None, None];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

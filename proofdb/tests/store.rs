@@ -197,20 +197,48 @@ fn ballot_tables() {
         outcome: Some(Outcome::Exact(Value::Draw)),
         nodes: 1000,
         millis: 20,
+        budget_millis: 20,
         proof_size: 99,
         status: JobStatus::Proved,
         run_id: run.clone(),
         updated: 1_700_000_000,
     };
     store.put_job_record(&rec).unwrap();
+    // An open ply keeps the time it spent apart from the budget it had.
     let open = JobRecord {
         ply: 5,
         outcome: None,
         status: JobStatus::Budget,
+        millis: 3_100,
+        budget_millis: 4_000,
         ..rec.clone()
     };
     store.put_job_record(&open).unwrap();
-    assert_eq!(store.job_records(5).unwrap(), vec![open, rec.clone()]);
+    assert_eq!(
+        store.job_records(5).unwrap(),
+        vec![open.clone(), rec.clone()]
+    );
+    // A record stored before the budget had a column of its own (schema
+    // version 4) reads its time as the budget too, what it meant then.
+    let conn = rusqlite::Connection::open(store.path()).unwrap();
+    conn.execute(
+        "UPDATE job_records SET budget_millis = NULL WHERE ply = 5",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let old = store.job_record(5, 5).unwrap().unwrap();
+    assert_eq!((old.millis, old.budget_millis), (3_100, 3_100));
+    // A status no version wrote is refused, not read as another.
+    let conn = rusqlite::Connection::open(store.path()).unwrap();
+    conn.execute(
+        "UPDATE job_records SET status = 'running' WHERE ply = 5",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    assert!(store.job_records(5).is_err());
+    store.put_job_record(&open).unwrap();
     assert_eq!(store.job_record(5, 6).unwrap(), Some(rec));
     store.finish_run(&run).unwrap();
     let runs = store.runs().unwrap();
@@ -363,6 +391,7 @@ fn version_1_store_migrates_keeping_its_trees() {
              ALTER TABLE results DROP COLUMN checksum;
              ALTER TABLE tree_nodes DROP COLUMN checksum;
              ALTER TABLE main_lines DROP COLUMN score;
+             ALTER TABLE job_records DROP COLUMN budget_millis;
              PRAGMA user_version = 1; COMMIT;"
         ))
         .unwrap();

@@ -314,7 +314,14 @@ fn a_version_3_store_migrates_with_unscored_main_lines() {
     assert_eq!(line_before.len(), 42);
     let s = Store::open(&path).unwrap();
     let st = s.stats().unwrap();
-    assert_eq!(st.schema_version, 4);
+    // Migrated to this program's version (4 when the test was written).
+    assert_eq!(st.schema_version, proofdb::schema::SCHEMA_VERSION);
+    assert!(st.schema_version >= 4);
+    // Its job records, stored without a budget column, read their time
+    // as their budget, which is what it held.
+    let jobs = s.all_job_records().unwrap();
+    assert!(!jobs.is_empty());
+    assert!(jobs.iter().all(|j| j.budget_millis == j.millis));
     assert_eq!(
         [
             st.results as i64,

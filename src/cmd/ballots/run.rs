@@ -13,7 +13,7 @@ use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
-use ballots::job::{walk, PlyStatus, PositionProver, WalkBudget, WalkEnd, WalkSummary};
+use ballots::job::{walk, PositionProver, WalkBudget, WalkEnd, WalkSummary};
 use ballots::plan::{main_line, LineSources};
 use ballots::report;
 use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
@@ -296,14 +296,14 @@ fn run_ballot(
             done += 1;
             bar.set(done);
             let what = match (r.status, r.outcome) {
-                (PlyStatus::Proved, Some(o)) => o.to_string(),
+                (proofdb::JobStatus::Proved, Some(o)) => o.to_string(),
                 (_, Some(o)) => format!("{o} only"),
                 _ => "open".to_string(),
             };
             bar.message(&format!(
                 "ply {} ({} pieces): {what}",
                 r.ply,
-                line.position(r.ply).piece_count()
+                line.position(r.ply as usize).piece_count()
             ));
         },
     )
