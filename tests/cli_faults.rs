@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{run_checkers, temp_dir, Ran};
+use common::{run_in_without_databases_for, temp_dir, Ran};
 use engine::{Color, Position, Value};
 use proofdb::{Outcome, Provenance, Store};
 use std::io::{BufRead, BufReader};
@@ -45,13 +45,7 @@ fn store_with(path: &Path, from: u32, n: u32) {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Ran {
-    let egdb = dir.join("egdb");
-    std::fs::create_dir_all(&egdb).unwrap();
-    let env = [
-        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-        ("CHECKERS_EGDB_BUILD", "no"),
-    ];
-    run_checkers(args, dir, &env, None, Duration::from_secs(30))
+    run_in_without_databases_for(dir, args, None, Duration::from_secs(30))
 }
 
 fn side(path: &Path, suffix: &str) -> PathBuf {
