@@ -99,6 +99,14 @@ fn assert_all_reached(tree: &ProofTree) {
     );
 }
 
+/// `tree`, extracted for `fen` at threshold `t`, passes the verifier
+/// (without databases or stored results) and has every entry reached from
+/// its root ([`assert_all_reached`]).
+fn assert_sound(tree: &ProofTree, fen: &str, t: Threshold) {
+    verify(tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+    assert_all_reached(tree);
+}
+
 #[test]
 fn combined_extraction_is_verified_and_not_larger() {
     on_big_stack(|| {
@@ -109,8 +117,7 @@ fn combined_extraction_is_verified_and_not_larger() {
             let alone = alone.expect("df-pn extracts its own proof");
             let combined = combined.expect("the combined extraction succeeds");
             for tree in [&alone, &combined] {
-                verify(tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-                assert_all_reached(tree);
+                assert_sound(tree, fen, t);
             }
             eprintln!(
                 "{fen} t={t}: df-pn alone {} nodes, combined {}",
@@ -138,8 +145,7 @@ fn a_starved_alpha_beta_never_yields_a_bad_tree() {
             let alone = alone.expect("df-pn extracts its own proof");
             assert!(verify(&alone, &NoOracle, &NoResults).is_ok());
             let tree = combined.expect("df-pn answers what alpha-beta leaves open");
-            verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-            assert_all_reached(&tree);
+            assert_sound(&tree, fen, t);
         }
     });
 }
@@ -215,8 +221,7 @@ fn extraction_walks_the_results_that_relied_on_a_repetition() {
             let leaves = Leaves::new(&NoOracle, &NoResults);
             let tree = extract(&mut df, leaves, root, q, CallLimits::nodes(1_000_000))
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-            verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-            assert_all_reached(&tree);
+            assert_sound(&tree, fen, t);
             let extracting = df.nodes() - searched;
             eprintln!(
                 "{fen} t={t}: search {searched} nodes, extraction {extracting}, proof {}",
@@ -305,8 +310,7 @@ fn a_move_whose_hint_fails_is_searched() {
         let tree = extract(&mut stale, leaves, root, q, CallLimits::nodes(1_000_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(stale.searched);
-        verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-        assert_all_reached(&tree);
+        assert_sound(&tree, fen, t);
     });
 }
 
@@ -330,7 +334,6 @@ fn a_round_that_wanders_gives_way_to_the_next() {
         let tree = extract(&mut wandering, leaves, root, q, CallLimits::nodes(5_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(wandering.searched, "the first round cannot prove it alone");
-        verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-        assert_all_reached(&tree);
+        assert_sound(&tree, fen, t);
     });
 }
