@@ -46,6 +46,12 @@ fn settle(fen: &str, t: Threshold) -> (Position, Dfpn<'static>, Option<Question>
     (root, df, proved_question(t, status))
 }
 
+/// [`settle`], asserting that the search settled the question.
+fn settled(fen: &str, t: Threshold) -> (Position, Dfpn<'static>, Question) {
+    let (root, df, q) = settle(fen, t);
+    (root, df, q.expect("df-pn settles the question"))
+}
+
 /// Proves `fen` at threshold `t` with df-pn, then extracts its proof with
 /// df-pn alone and with df-pn then alpha-beta (`ab_nodes` per call), both
 /// until `deadline`.
@@ -185,8 +191,7 @@ fn extraction_stops_at_its_deadline() {
 fn extraction_stops_when_its_stop_flag_is_set() {
     on_big_stack(|| {
         let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
-        let (root, mut df, q) = settle(fen, t);
-        let q = q.expect("df-pn settles the question");
+        let (root, mut df, q) = settled(fen, t);
         let leaves = Leaves::new(&NoOracle, &NoResults);
         let stopped = CallLimits {
             stop: Some(Arc::new(AtomicBool::new(true))),
@@ -215,9 +220,8 @@ fn extraction_stops_when_its_stop_flag_is_set() {
 fn extraction_walks_the_results_that_relied_on_a_repetition() {
     on_big_stack(|| {
         for (fen, t) in CASES {
-            let (root, mut df, q) = settle(fen, t);
+            let (root, mut df, q) = settled(fen, t);
             let searched = df.nodes();
-            let q = q.expect("df-pn settles the question");
             let leaves = Leaves::new(&NoOracle, &NoResults);
             let tree = extract(&mut df, leaves, root, q, CallLimits::nodes(1_000_000))
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
@@ -286,8 +290,7 @@ impl ProofSearch for UntilSearched<'_> {
 fn a_move_whose_hint_fails_is_searched() {
     on_big_stack(|| {
         let (fen, t) = ("W:WK22,K23,K24:BK31,K32", Threshold::Draw);
-        let (root, inner, q) = settle(fen, t);
-        let q = q.expect("df-pn settles the question");
+        let (root, inner, q) = settled(fen, t);
         assert_eq!(
             solver::question::prover_of(q, root.side_to_move()),
             root.side_to_move(),
@@ -324,8 +327,7 @@ fn a_move_whose_hint_fails_is_searched() {
 fn a_round_that_wanders_gives_way_to_the_next() {
     on_big_stack(|| {
         let (fen, t) = ("W:WK19,K23:B12,K28", Threshold::Win);
-        let (root, inner, q) = settle(fen, t);
-        let q = q.expect("df-pn settles the question");
+        let (root, inner, q) = settled(fen, t);
         // Every position hinted lost for its mover, no move order: the
         // first round's walk wanders through the game, a branch failing
         // only where it meets the path or a dead end.
