@@ -18,22 +18,16 @@
 # Two binaries at once, so that both see the same load:
 #   scripts/egdb-build-pace.sh OLD D6 /tmp/old & scripts/egdb-build-pace.sh NEW D6 /tmp/new; wait
 set -euo pipefail
-if [ $# -lt 3 ]; then
-  sed -n '2,20p' "$0" >&2
-  exit 2
-fi
+. "$(dirname "$0")/lib/egdb.sh"
+egdb_check_args 3 "$@"
 bin=$1 db=$2 out=$3
 shift 3
 pieces=${PIECES:-7}
-threads=${THREADS:-2}
 list_bin=${LIST_BIN:-$bin}
-[ -x "$bin" ] || { echo "egdb-build-pace: $bin is not an executable" >&2; exit 2; }
-[ -d "$db" ] || { echo "egdb-build-pace: $db is not a folder" >&2; exit 2; }
 if [ $# -eq 0 ]; then
   set -- "W:WK6,K9,K12:BK17,19,K20,K25" "W:WK3,K4,8,K28:B6,K22,K23"
 fi
-for_args=()
-for fen in "$@"; do for_args+=(--for "$fen"); done
+egdb_for_args "$@"
 
 slices=$("$list_bin" egdb slices --pieces "$pieces" "${for_args[@]}" --json |
   python3 -c 'import json,sys; [print(json.loads(l)["slice"], json.loads(l)["positions"]) for l in sys.stdin]')

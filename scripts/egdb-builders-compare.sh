@@ -16,17 +16,11 @@
 #           load), else one after the other
 # Exit status 0 when every file is identical, 1 when one differs.
 set -euo pipefail
-if [ $# -lt 3 ]; then
-  sed -n '2,18p' "$0" >&2
-  exit 2
-fi
+. "$(dirname "$0")/lib/egdb.sh"
+egdb_check_args 3 "$@"
 bin=$1 db=$2 pieces=$3
 shift 3
-threads=${THREADS:-2}
-[ -x "$bin" ] || { echo "egdb-builders-compare: $bin is not an executable" >&2; exit 2; }
-[ -d "$db" ] || { echo "egdb-builders-compare: $db is not a folder" >&2; exit 2; }
-for_args=()
-for fen in "$@"; do for_args+=(--for "$fen"); done
+egdb_for_args "$@"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/egdb-builders-compare.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

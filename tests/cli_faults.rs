@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{run_checkers, temp_dir, Ran};
+use common::{run_in_without_databases_for, temp_dir, Ran};
 use engine::{Color, Position, Value};
 use proofdb::{Outcome, Provenance, Store};
 use std::io::{BufRead, BufReader};
@@ -45,13 +45,7 @@ fn store_with(path: &Path, from: u32, n: u32) {
 }
 
 fn run(dir: &Path, args: &[&str]) -> Ran {
-    let egdb = dir.join("egdb");
-    std::fs::create_dir_all(&egdb).unwrap();
-    let env = [
-        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-        ("CHECKERS_EGDB_BUILD", "no"),
-    ];
-    run_checkers(args, dir, &env, None, Duration::from_secs(30))
+    run_in_without_databases_for(dir, args, None, Duration::from_secs(30))
 }
 
 fn side(path: &Path, suffix: &str) -> PathBuf {
@@ -174,6 +168,21 @@ fn child_open() {
     }
 }
 
+/// Waits for `children` of round `round` (all started before, the output
+/// that says why they fail piped), asserting that each succeeded and
+/// showing what one that did not wrote.
+fn assert_all_succeed(round: u32, children: impl IntoIterator<Item = Child>) {
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "round {round}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// Item 5: processes that create the same new store at once all succeed.
 #[test]
 fn a_new_store_opened_by_many_processes_at_once() {
@@ -196,14 +205,7 @@ fn a_new_store_opened_by_many_processes_at_once() {
                     .unwrap()
             })
             .collect();
-        for c in children {
-            let out = c.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "round {round}: {}",
-                String::from_utf8_lossy(&out.stdout)
-            );
-        }
+        assert_all_succeed(round, children);
         let s = Store::open_readonly(&path).unwrap();
         assert_eq!(
             s.stats().unwrap().schema_version,
@@ -271,15 +273,7 @@ fn two_builds_of_one_folder_at_once() {
                 .spawn()
                 .unwrap()
         };
-        let (a, b) = (build(), build());
-        for c in [a, b] {
-            let out = c.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "round {round}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        assert_all_succeed(round, [build(), build()]);
         let files = names(&d);
         assert_eq!(files.len(), 156, "{files:?}");
         assert!(files.iter().all(|f| f.ends_with(".egdb")), "{files:?}");
@@ -317,15 +311,7 @@ fn two_walks_at_once_on_one_store() {
             .unwrap()
     };
     for round in 0..2 {
-        let (a, b) = (walk(), walk());
-        for c in [a, b] {
-            let out = c.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "round {round}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
+        assert_all_succeed(round, [walk(), walk()]);
     }
     let beside: Vec<String> = names(dir)
         .into_iter()

@@ -123,40 +123,8 @@ fn base(path: &str, shared: &Shared) -> Vec<String> {
             "--ballots-file",
             BALLOTS,
         ],
-        "tune" => vec![
-            "--games",
-            "1",
-            "--depth",
-            "1",
-            "--random-plies",
-            "0",
-            "--iterations",
-            "1",
-            "--positions",
-            "t.tsv",
-            "--out",
-            "w.rs",
-            "--ballots-file",
-            BALLOTS,
-        ],
-        "train" => vec![
-            "--games",
-            "1",
-            "--depth",
-            "1",
-            "--random-plies",
-            "0",
-            "--steps",
-            "1",
-            "--egdb-pieces",
-            "0",
-            "--positions",
-            "t.tsv",
-            "--out",
-            "w.bin",
-            "--ballots-file",
-            BALLOTS,
-        ],
+        "tune" => learning(&["--iterations", "1"], "w.rs"),
+        "train" => learning(&["--steps", "1", "--egdb-pieces", "0"], "w.bin"),
         "solve" => vec![NEAR_END],
         "proof verify" | "proof show" => vec![&shared.proof],
         "proof export" => vec!["--format", "json", &shared.proof],
@@ -178,6 +146,22 @@ fn base(path: &str, shared: &Shared) -> Vec<String> {
         _ => vec![],
     };
     v.into_iter().map(String::from).collect()
+}
+
+/// What `tune` and `train` need: one game at depth 1 with no random
+/// plies, `own` (their own settings), positions in `t.tsv` and the
+/// weights written to `out`.
+fn learning<'a>(own: &[&'a str], out: &'a str) -> Vec<&'a str> {
+    let game = ["--games", "1", "--depth", "1", "--random-plies", "0"];
+    let files = [
+        "--positions",
+        "t.tsv",
+        "--out",
+        out,
+        "--ballots-file",
+        BALLOTS,
+    ];
+    [&game[..], own, &files].concat()
 }
 
 /// Options an option needs beside it.

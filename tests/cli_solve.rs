@@ -240,26 +240,22 @@ fn a_long_solve_reports_its_work() {
 fn trusting_loops_still_gives_verified_proofs() {
     // A draw half whose proof loops, and a win (where trusted results
     // are wrong and the check must throw them out).
-    let v = solve_json(&[
-        "W:WK22,K23:BK1,K5",
-        "--solver",
-        "dfpn",
-        "--nodes",
-        "300000",
-        "--trust-loops",
-    ]);
+    let trusting = |fen| {
+        solve_json(&[
+            fen,
+            "--solver",
+            "dfpn",
+            "--nodes",
+            "300000",
+            "--trust-loops",
+        ])
+    };
+    let v = trusting("W:WK22,K23:BK1,K5");
     assert_eq!(v["value"], ">=draw");
     assert_eq!(v["proofs"][0]["question"], "draw");
     assert_eq!(v["proofs"][0]["loops"], true);
     assert_eq!(v["proofs"][0]["verified"], true);
-    let v = solve_json(&[
-        "B:WK28:BK1,K5",
-        "--solver",
-        "dfpn",
-        "--nodes",
-        "300000",
-        "--trust-loops",
-    ]);
+    let v = trusting("B:WK28:BK1,K5");
     assert_eq!(v["value"], "win");
     assert_eq!(v["proofs"][0]["verified"], true);
 }

@@ -38,6 +38,22 @@ fn generate(dir: &Path, file: &str, eval: &str) -> common::Ran {
     )
 }
 
+/// `train fit` of `positions` and `also` (`--fit-also`) without
+/// databases, then `args`.
+fn fit(dir: &Path, positions: &str, also: &str, args: &[&str]) -> common::Ran {
+    let fit = [
+        "train",
+        "fit",
+        "--positions",
+        positions,
+        "--fit-also",
+        also,
+        "--egdb-pieces",
+        "0",
+    ];
+    checkers(dir, &[&fit[..], args].concat())
+}
+
 fn games_in(path: &Path) -> usize {
     std::fs::read_to_string(path)
         .unwrap()
@@ -61,24 +77,11 @@ fn generations_of_games_fit_into_weights_the_engine_loads() {
         std::fs::read(d.join("gen1.tsv")).unwrap(),
         std::fs::read(d.join("gen2.tsv")).unwrap()
     );
-    let fit = checkers(
+    let fit = fit(
         d,
-        &[
-            "train",
-            "fit",
-            "--positions",
-            "gen1.tsv",
-            "--fit-also",
-            "gen2.tsv",
-            "--egdb-pieces",
-            "0",
-            "--steps",
-            "3",
-            "--out",
-            "w.bin",
-            "--threads",
-            "1",
-        ],
+        "gen1.tsv",
+        "gen2.tsv",
+        &["--steps", "3", "--out", "w.bin", "--threads", "1"],
     );
     assert_eq!(fit.code, Some(0), "{}", fit.stderr);
     common::assert_says(&fit.stderr, "train: 60 games");
@@ -107,19 +110,7 @@ fn a_missing_weights_file_or_positions_file_is_named() {
     let ran = generate(d, "g.tsv", "none.bin");
     assert!(!ran.crashed() && ran.code != Some(0), "{ran:?}");
     common::assert_says(&ran.stderr, "--play-eval none.bin");
-    let ran = checkers(
-        d,
-        &[
-            "train",
-            "fit",
-            "--positions",
-            "none.tsv",
-            "--fit-also",
-            "g.tsv",
-            "--egdb-pieces",
-            "0",
-        ],
-    );
+    let ran = fit(d, "none.tsv", "g.tsv", &[]);
     assert!(!ran.crashed() && ran.code != Some(0), "{ran:?}");
     common::assert_says(&ran.stderr, "none.tsv");
 }

@@ -19,7 +19,7 @@
 //! ([`StoreError::InUse`]) and the destination left as it was.
 
 use crate::error::{Result, StoreError};
-use crate::schema::{side_file, SIDE_FILES};
+use crate::schema::{check_side_files, side_file, SIDE_FILES};
 use crate::store::Store;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
@@ -199,17 +199,7 @@ impl Store {
             }
             _ => {}
         }
-        for s in SIDE_FILES {
-            let side = side_file(dest, s);
-            if let Ok(m) = std::fs::metadata(&side) {
-                if !m.is_file() {
-                    return Err(StoreError::NotRegular {
-                        path: side,
-                        kind: engine::durable::kind_of(&m.file_type()),
-                    });
-                }
-            }
-        }
+        check_side_files(dest)?;
         if let (Ok(a), Ok(b)) = (
             std::fs::canonicalize(dest),
             std::fs::canonicalize(self.path()),

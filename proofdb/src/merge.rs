@@ -17,10 +17,10 @@
 
 use crate::error::{Result, StoreError};
 use crate::jobs::JobStatus;
-use crate::results::{Applied, PutEffect, ResultRecord};
+use crate::results::ResultRecord;
 use crate::store::Store;
 use crate::trust::Trust;
-use crate::writer::Refusal;
+use crate::writer::{Refusal, WriterReport};
 use engine::Position;
 use std::path::Path;
 
@@ -134,19 +134,16 @@ pub fn merge_shard(
     let mut chunk: Vec<ResultRecord> = Vec::with_capacity(CHUNK);
     let mut flush = |chunk: &mut Vec<ResultRecord>, report: &mut MergeReport| -> Result<()> {
         let applied = store.put_many(chunk)?;
+        let mut delta = WriterReport::default();
         for (rec, a) in chunk.iter().zip(applied) {
-            match a {
-                Applied::Done(PutEffect::New) => report.new += 1,
-                Applied::Done(PutEffect::Tightened) => report.tightened += 1,
-                Applied::Done(PutEffect::Unchanged) => report.unchanged += 1,
-                Applied::Refused(c) => report.refused.push(Refusal {
-                    position: rec.position,
-                    stored: c.stored,
-                    incoming: c.incoming,
-                }),
-                Applied::Unproved => report.unproved.push((rec.position, Trust::Unproved)),
-            }
+            delta.count(rec, a);
         }
+        report.new += delta.new;
+        report.tightened += delta.tightened;
+        report.unchanged += delta.unchanged;
+        report.refused.extend(delta.refused);
+        let unproved = delta.unproved.into_iter().map(|p| (p, Trust::Unproved));
+        report.unproved.extend(unproved);
         report.seen += chunk.len() as u64;
         chunk.clear();
         progress(report.seen);

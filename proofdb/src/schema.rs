@@ -626,7 +626,7 @@ pub fn side_file(path: &Path, suffix: &str) -> std::path::PathBuf {
 
 /// Refuses a store whose side files ([`SIDE_FILES`]) are there but are not
 /// regular files (SQLite would open them), by their metadata alone.
-fn check_side_files(path: &Path) -> Result<()> {
+pub(crate) fn check_side_files(path: &Path) -> Result<()> {
     for suffix in SIDE_FILES {
         let side = side_file(path, suffix);
         if let Ok(m) = std::fs::metadata(&side) {

@@ -74,6 +74,24 @@ pub struct WriterReport {
     pub job_records: u64,
 }
 
+impl WriterReport {
+    /// Counts what applying `rec` to a store did (also for a merge's
+    /// results: [`crate::merge::merge_shard`]).
+    pub(crate) fn count(&mut self, rec: &ResultRecord, a: Applied) {
+        match a {
+            Applied::Done(PutEffect::New) => self.new += 1,
+            Applied::Done(PutEffect::Tightened) => self.tightened += 1,
+            Applied::Done(PutEffect::Unchanged) => self.unchanged += 1,
+            Applied::Refused(c) => self.refused.push(Refusal {
+                position: rec.position,
+                stored: c.stored,
+                incoming: c.incoming,
+            }),
+            Applied::Unproved => self.unproved.push(rec.position),
+        }
+    }
+}
+
 enum Msg {
     Result(ResultRecord),
     Proof(ResultRecord, Vec<ProofTree>, String),
@@ -207,20 +225,9 @@ fn commit(
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(sq)?;
     let mut delta = WriterReport::default();
-    let count = |r: &ResultRecord, a: Applied, delta: &mut WriterReport| match a {
-        Applied::Done(PutEffect::New) => delta.new += 1,
-        Applied::Done(PutEffect::Tightened) => delta.tightened += 1,
-        Applied::Done(PutEffect::Unchanged) => delta.unchanged += 1,
-        Applied::Refused(c) => delta.refused.push(Refusal {
-            position: r.position,
-            stored: c.stored,
-            incoming: c.incoming,
-        }),
-        Applied::Unproved => delta.unproved.push(r.position),
-    };
     for m in pending {
         match m {
-            Msg::Result(r) => count(r, results::apply(&tx, r).map_err(sq)?, &mut delta),
+            Msg::Result(r) => delta.count(r, results::apply(&tx, r).map_err(sq)?),
             Msg::Proof(r, trees, run_id) => {
                 // The trees and the result go in together or not at all.
                 let sp = tx.savepoint().map_err(sq)?;
@@ -228,7 +235,7 @@ fn commit(
                 if matches!(a, Applied::Done(_)) {
                     sp.commit().map_err(sq)?;
                 }
-                count(r, a, &mut delta);
+                delta.count(r, a);
             }
             Msg::Job(j) => {
                 write_job_record(&tx, j).map_err(sq)?;

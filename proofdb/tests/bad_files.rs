@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{synthetic, temp_dir};
+use common::{store_path, synthetic, temp_dir};
 use proofdb::{Outcome, Provenance, Store, StoreError};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
@@ -26,8 +26,7 @@ fn filled(path: &Path, n: u64) {
 /// A fresh folder named after `name` holding a store `s.sqlite` of `n`
 /// results ([`filled`]), and the store's path.
 fn filled_store(name: &str, n: u64) -> (TempDir, PathBuf) {
-    let tmp = temp_dir(name);
-    let p = tmp.path().join("s.sqlite");
+    let (tmp, p) = store_path(name);
     filled(&p, n);
     (tmp, p)
 }

@@ -45,9 +45,7 @@ fn child_writer() {
 }
 
 fn run_once(round: u32) {
-    let tmp = common::temp_dir("crash");
-    let dir = tmp.path();
-    let path = dir.join("s.sqlite");
+    let (_tmp, path) = common::store_path("crash");
     let exe = std::env::current_exe().unwrap();
     let mut child = Command::new(exe)
         .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])

@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{outcome_for, send, synthetic, temp_dir};
+use common::{outcome_for, send, store_path, synthetic};
 use proofdb::{Provenance, ResultRecord, Store, Writer, WriterOptions};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -56,8 +56,7 @@ fn child_store_writer() {
 
 #[test]
 fn outside_client_loses_no_committed_result() {
-    let tmp = temp_dir("outside");
-    let path = tmp.path().join("s.sqlite");
+    let (_tmp, path) = store_path("outside");
     // The store exists before either side opens it.
     drop(Store::open(&path).unwrap());
     let exe = std::env::current_exe().unwrap();
@@ -116,9 +115,8 @@ fn outside_client_loses_no_committed_result() {
 
 #[test]
 fn a_closed_store_is_complete_in_its_main_file() {
-    let tmp = temp_dir("main-file");
+    let (tmp, path) = store_path("main-file");
     let dir = tmp.path();
-    let path = dir.join("s.sqlite");
     {
         let store = Store::open(&path).unwrap();
         let w = Writer::open(&path, WriterOptions::default()).unwrap();
@@ -147,9 +145,8 @@ fn a_closed_store_is_complete_in_its_main_file() {
 
 #[test]
 fn backup_copies_a_store_in_use() {
-    let tmp = temp_dir("backup");
+    let (tmp, path) = store_path("backup");
     let dir = tmp.path();
-    let path = dir.join("s.sqlite");
     let store = Store::open(&path).unwrap();
     for n in 0..50 {
         common::put_rec(&store, &record(n)).unwrap();

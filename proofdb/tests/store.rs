@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{outcome_for, put, put_rec, send, synthetic, temp_dir};
+use common::{outcome_for, put, put_rec, send, store_path, synthetic, temp_dir};
 use engine::notation::fen::parse_fen;
 use engine::{Position, Value};
 use proofdb::*;
@@ -249,9 +249,7 @@ fn ballot_tables() {
 
 #[test]
 fn writer_batches_and_reports() {
-    let tmp = temp_dir("writer");
-    let dir = tmp.path();
-    let path = dir.join("s.sqlite");
+    let (_tmp, path) = store_path("writer");
     let writer = Writer::open(
         &path,
         WriterOptions {
@@ -316,9 +314,7 @@ fn writer_batches_and_reports() {
 
 #[test]
 fn writer_flushes_on_drop() {
-    let tmp = temp_dir("drop");
-    let dir = tmp.path();
-    let path = dir.join("s.sqlite");
+    let (_tmp, path) = store_path("drop");
     {
         let w = Writer::open(&path, WriterOptions::default()).unwrap();
         for n in 0..10 {
@@ -367,9 +363,7 @@ fn small_tree(question: Question) -> ProofTree {
 
 #[test]
 fn version_1_store_migrates_keeping_its_trees() {
-    let tmp = temp_dir("migrate");
-    let dir = tmp.path();
-    let path = dir.join("s.sqlite");
+    let (_tmp, path) = store_path("migrate");
     let tree = small_tree(Question::AtLeastDraw);
     let id = {
         let store = Store::open(&path).unwrap();

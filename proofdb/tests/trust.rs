@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{put, synthetic, temp_dir};
+use common::{put, store_path, synthetic, temp_dir};
 use engine::notation::fen::parse_fen;
 use engine::{Position, Value};
 use proofdb::codec::pos_key;
@@ -39,8 +39,7 @@ fn hand_insert(path: &Path, pos: &Position, outcome: &str) {
 
 #[test]
 fn a_row_inserted_by_hand_is_ignored_and_reported() {
-    let tmp = temp_dir("hand");
-    let path = tmp.path().join("s.sqlite");
+    let (_tmp, path) = store_path("hand");
     let start = Position::initial();
     drop(Store::open(&path).unwrap());
     hand_insert(&path, &start, "win");
@@ -111,8 +110,7 @@ fn flip_in_file(path: &Path, needle: &[u8], bit: u8) {
 
 #[test]
 fn a_changed_bit_is_caught_on_read() {
-    let tmp = temp_dir("flip");
-    let path = tmp.path().join("s.sqlite");
+    let (tmp, path) = store_path("flip");
     let p = parse_fen("B:W10,K16,21,28:B13,20,K23").unwrap();
     {
         let s = Store::open(&path).unwrap();
@@ -140,8 +138,7 @@ fn a_changed_bit_is_caught_on_read() {
 
 #[test]
 fn a_changed_tree_is_caught_on_load() {
-    let tmp = temp_dir("flip-tree");
-    let path = tmp.path().join("s.sqlite");
+    let (_tmp, path) = store_path("flip-tree");
     let root = Position::initial();
     let m = root.moves().as_slice()[1];
     let tree = ProofTree {
@@ -197,8 +194,7 @@ const V2_EXPORT: &str = concat!(
 
 #[test]
 fn a_version_2_store_migrates_losing_nothing() {
-    let tmp = temp_dir("v2");
-    let path = tmp.path().join("s.sqlite");
+    let (_tmp, path) = store_path("v2");
     std::fs::copy(V2_STORE, &path).unwrap();
     let before = {
         let c = rusqlite::Connection::open(&path).unwrap();
@@ -273,8 +269,7 @@ const V3_STORE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/store-v3
 
 #[test]
 fn a_version_3_store_migrates_with_unscored_main_lines() {
-    let tmp = temp_dir("v3");
-    let path = tmp.path().join("s.sqlite");
+    let (_tmp, path) = store_path("v3");
     std::fs::copy(V3_STORE, &path).unwrap();
     type Row = (u32, Vec<u8>, i64, String, String);
     let (line_before, counts_before, sealed_before) = {

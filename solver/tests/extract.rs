@@ -46,6 +46,12 @@ fn settle(fen: &str, t: Question) -> (Position, Dfpn<'static>, Option<Question>)
     (root, df, proved_question(t, status))
 }
 
+/// [`settle`], asserting that the search settled the question.
+fn settled(fen: &str, t: Question) -> (Position, Dfpn<'static>, Question) {
+    let (root, df, q) = settle(fen, t);
+    (root, df, q.expect("df-pn settles the question"))
+}
+
 /// Proves `fen` at threshold `t` with df-pn, then extracts its proof with
 /// df-pn alone and with df-pn then alpha-beta (`ab_nodes` per call), both
 /// until `deadline`.
@@ -99,6 +105,14 @@ fn assert_all_reached(tree: &ProofTree) {
     );
 }
 
+/// `tree`, extracted for `fen` at threshold `t`, passes the verifier
+/// (without databases or stored results) and has every entry reached from
+/// its root ([`assert_all_reached`]).
+fn assert_sound(tree: &ProofTree, fen: &str, t: Question) {
+    verify(tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
+    assert_all_reached(tree);
+}
+
 #[test]
 fn combined_extraction_is_verified_and_not_larger() {
     on_big_stack(|| {
@@ -109,8 +123,7 @@ fn combined_extraction_is_verified_and_not_larger() {
             let alone = alone.expect("df-pn extracts its own proof");
             let combined = combined.expect("the combined extraction succeeds");
             for tree in [&alone, &combined] {
-                verify(tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-                assert_all_reached(tree);
+                assert_sound(tree, fen, t);
             }
             eprintln!(
                 "{fen} t={t}: df-pn alone {} nodes, combined {}",
@@ -138,8 +151,7 @@ fn a_starved_alpha_beta_never_yields_a_bad_tree() {
             let alone = alone.expect("df-pn extracts its own proof");
             assert!(verify(&alone, &NoOracle, &NoResults).is_ok());
             let tree = combined.expect("df-pn answers what alpha-beta leaves open");
-            verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-            assert_all_reached(&tree);
+            assert_sound(&tree, fen, t);
         }
     });
 }
@@ -179,8 +191,7 @@ fn extraction_stops_at_its_deadline() {
 fn extraction_stops_when_its_stop_flag_is_set() {
     on_big_stack(|| {
         let (fen, t) = ("W:WK19,K23:B12,K28", Question::Win);
-        let (root, mut df, q) = settle(fen, t);
-        let q = q.expect("df-pn settles the question");
+        let (root, mut df, q) = settled(fen, t);
         let leaves = Leaves::new(&NoOracle, &NoResults);
         let stopped = CallLimits {
             stop: Some(Arc::new(AtomicBool::new(true))),
@@ -209,14 +220,12 @@ fn extraction_stops_when_its_stop_flag_is_set() {
 fn extraction_walks_the_results_that_relied_on_a_repetition() {
     on_big_stack(|| {
         for (fen, t) in CASES {
-            let (root, mut df, q) = settle(fen, t);
+            let (root, mut df, q) = settled(fen, t);
             let searched = df.nodes();
-            let q = q.expect("df-pn settles the question");
             let leaves = Leaves::new(&NoOracle, &NoResults);
             let tree = extract(&mut df, leaves, root, q, CallLimits::nodes(1_000_000))
                 .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-            verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-            assert_all_reached(&tree);
+            assert_sound(&tree, fen, t);
             let extracting = df.nodes() - searched;
             eprintln!(
                 "{fen} t={t}: search {searched} nodes, extraction {extracting}, proof {}",
@@ -281,8 +290,7 @@ impl ProofSearch for UntilSearched<'_> {
 fn a_move_whose_hint_fails_is_searched() {
     on_big_stack(|| {
         let (fen, t) = ("W:WK22,K23,K24:BK31,K32", Question::AtLeastDraw);
-        let (root, inner, q) = settle(fen, t);
-        let q = q.expect("df-pn settles the question");
+        let (root, inner, q) = settled(fen, t);
         assert_eq!(
             solver::question::prover_of(q, root.side_to_move()),
             root.side_to_move(),
@@ -305,8 +313,7 @@ fn a_move_whose_hint_fails_is_searched() {
         let tree = extract(&mut stale, leaves, root, q, CallLimits::nodes(1_000_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(stale.searched);
-        verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-        assert_all_reached(&tree);
+        assert_sound(&tree, fen, t);
     });
 }
 
@@ -320,8 +327,7 @@ fn a_move_whose_hint_fails_is_searched() {
 fn a_round_that_wanders_gives_way_to_the_next() {
     on_big_stack(|| {
         let (fen, t) = ("W:WK19,K23:B12,K28", Question::Win);
-        let (root, inner, q) = settle(fen, t);
-        let q = q.expect("df-pn settles the question");
+        let (root, inner, q) = settled(fen, t);
         // Every position hinted lost for its mover, no move order: the
         // first round's walk wanders through the game, a branch failing
         // only where it meets the path or a dead end.
@@ -330,7 +336,6 @@ fn a_round_that_wanders_gives_way_to_the_next() {
         let tree = extract(&mut wandering, leaves, root, q, CallLimits::nodes(5_000))
             .unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
         assert!(wandering.searched, "the first round cannot prove it alone");
-        verify(&tree, &NoOracle, &NoResults).unwrap_or_else(|e| panic!("{fen} t={t}: {e}"));
-        assert_all_reached(&tree);
+        assert_sound(&tree, fen, t);
     });
 }

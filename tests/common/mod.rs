@@ -99,32 +99,36 @@ pub fn run_checkers(
 }
 
 /// Runs `checkers ARGS` in `dir`, with `dir/egdb` as an empty database
-/// folder that is not built, `stdin` as its input, killed after a
-/// minute.
+/// folder that is not built (`CHECKERS_EGDB_BUILD=no`), `stdin` as its
+/// input, killed after `timeout`.
 #[allow(dead_code)]
-pub fn run_in_without_databases(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Ran {
+pub fn run_in_without_databases_for(
+    dir: &Path,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    timeout: Duration,
+) -> Ran {
     let egdb = dir.join("egdb");
     std::fs::create_dir_all(&egdb).unwrap();
     let env = [
         ("CHECKERS_EGDB", egdb.to_str().unwrap()),
         ("CHECKERS_EGDB_BUILD", "no"),
     ];
-    run_checkers(args, dir, &env, stdin, Duration::from_secs(60))
+    run_checkers(args, dir, &env, stdin, timeout)
 }
 
-/// Runs `checkers ARGS` in a fresh folder named after `name`, with an
-/// empty database folder that is not built (`CHECKERS_EGDB_BUILD=no`),
-/// `stdin` as its input, killed after 20 s.
+/// [`run_in_without_databases_for`], killed after a minute.
+#[allow(dead_code)]
+pub fn run_in_without_databases(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Ran {
+    run_in_without_databases_for(dir, args, stdin, Duration::from_secs(60))
+}
+
+/// [`run_in_without_databases_for`] in a fresh folder named after `name`,
+/// killed after 20 s.
 #[allow(dead_code)]
 pub fn run_without_databases(name: &str, args: &[&str], stdin: Option<&[u8]>) -> Ran {
     let dir = temp_dir(name);
-    let egdb = dir.path().join("egdb");
-    std::fs::create_dir_all(&egdb).unwrap();
-    let env = [
-        ("CHECKERS_EGDB", egdb.to_str().unwrap()),
-        ("CHECKERS_EGDB_BUILD", "no"),
-    ];
-    run_checkers(args, dir.path(), &env, stdin, Duration::from_secs(20))
+    run_in_without_databases_for(dir.path(), args, stdin, Duration::from_secs(20))
 }
 
 /// `b` as text (invalid UTF-8 replaced).

@@ -3,6 +3,7 @@
 
 use engine::{Color, Position, Value};
 use proofdb::Outcome;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tempfile::TempDir;
 
@@ -15,6 +16,14 @@ pub fn temp_dir(name: &str) -> TempDir {
         .prefix(&format!("proofdb-{name}-"))
         .tempdir()
         .unwrap()
+}
+
+/// A fresh empty directory named after `name` ([`temp_dir`]) and the path
+/// of a store `s.sqlite` in it (not created).
+pub fn store_path(name: &str) -> (TempDir, PathBuf) {
+    let tmp = temp_dir(name);
+    let path = tmp.path().join("s.sqlite");
+    (tmp, path)
 }
 
 /// The `n`th of 2^20 distinct legal positions: Black men on squares 1-12

@@ -294,24 +294,16 @@ impl Layout {
     #[inline(always)]
     pub fn set_squares(&self, ctx: &Context) -> u32 {
         let free = !ctx.occupied();
-        match self.set_kind {
-            BLACK_MEN => {
-                let rows = if ctx.sets[BLACK_MEN] & self.black_lead_row != 0 {
-                    self.black_rows
-                } else {
-                    self.black_lead_row
-                };
-                free & rows
-            }
-            WHITE_MEN => {
-                let rows = if ctx.sets[WHITE_MEN] & self.white_lead_row != 0 {
-                    self.white_rows
-                } else {
-                    self.white_lead_row
-                };
-                free & rows
-            }
-            _ => free,
+        let colour = match self.set_kind {
+            BLACK_MEN => Color::Black,
+            WHITE_MEN => Color::White,
+            _ => return free,
+        };
+        let (rows, lead_row) = self.men_rows(colour);
+        if ctx.sets[self.set_kind] & lead_row != 0 {
+            free & rows
+        } else {
+            free & lead_row
         }
     }
 
