@@ -126,27 +126,20 @@ pub enum RowError {
         /// Why.
         reason: MovesError,
     },
-    /// The moves reach another position than the row's FEN.
-    #[error("ballot {number}: {moves} reaches {reached}, not the listed fen {listed}")]
+    /// The moves (or another order) reach another position than the
+    /// row's FEN.
+    #[error("ballot {number}: {}{moves} reaches {reached}, not {}", if *.other { "other order " } else { "" }, .listed.as_ref().map_or("the ballot's position".to_string(), |f| format!("the listed fen {f}")))]
     Reaches {
         /// The ballot.
         number: u32,
+        /// Whether they are one of the other move orders.
+        other: bool,
         /// The three moves.
         moves: String,
         /// The position they reach.
         reached: String,
-        /// The row's FEN.
-        listed: String,
-    },
-    /// Another move order reaches another position.
-    #[error("ballot {number}: other order {moves} reaches {reached}, not the ballot's position")]
-    OtherOrder {
-        /// The ballot.
-        number: u32,
-        /// The other order.
-        moves: String,
-        /// The position it reaches.
-        reached: String,
+        /// The row's FEN, for the ballot's own three moves.
+        listed: Option<String>,
     },
     /// The count of White's replies.
     #[error("white_replies {0:?} is not a number")]
@@ -393,9 +386,10 @@ fn parse_row(fields: &[&str]) -> Result<Ballot, RowError> {
     if played != position {
         return Err(RowError::Reaches {
             number,
+            other: false,
             moves: moves.join(" "),
             reached: to_fen(&played),
-            listed: fields[5].to_string(),
+            listed: Some(fields[5].to_string()),
         });
     }
     let mut also_reached_by = Vec::new();
@@ -407,10 +401,12 @@ fn parse_row(fields: &[&str]) -> Result<Ballot, RowError> {
         let order = three(order)?;
         let p = replay(&order).map_err(|e| moves_error(true, e))?;
         if p != position {
-            return Err(RowError::OtherOrder {
+            return Err(RowError::Reaches {
                 number,
+                other: true,
                 moves: order.join(" "),
                 reached: to_fen(&p),
+                listed: None,
             });
         }
         also_reached_by.push(order);

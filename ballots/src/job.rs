@@ -148,32 +148,6 @@ pub fn walk(
     stop: &StopFlag,
     on_ply: &mut dyn FnMut(&JobRecord),
 ) -> Result<WalkSummary, JobError> {
-    let mut summary = walk_plies(line, first_ply, prover, records, budget, stop, on_ply)?;
-    // The frontier from the records, as every report names it
-    // (crate::frontier): the earliest ply the walk has proved.
-    let proved = (first_ply..=line.len()).map(|ply| {
-        let outcome = records
-            .get(ply)
-            .filter(|r| r.status == JobStatus::Proved)
-            .and_then(|r| r.outcome);
-        (ply, outcome)
-    });
-    let front = frontier(proved);
-    summary.frontier = front.map(|(ply, _)| ply);
-    summary.frontier_outcome = front.map(|(_, o)| o);
-    Ok(summary)
-}
-
-/// [`walk`] but for its frontier.
-fn walk_plies(
-    line: &MainLine,
-    first_ply: usize,
-    prover: &dyn PositionProver,
-    records: &mut dyn JobRecords,
-    budget: WalkBudget,
-    stop: &StopFlag,
-    on_ply: &mut dyn FnMut(&JobRecord),
-) -> Result<WalkSummary, JobError> {
     let mut w = Walker {
         line,
         prover,
@@ -189,64 +163,89 @@ fn walk_plies(
             attempted: 0,
         },
     };
-    let mut next = Some(line.len());
-    while let Some(ply) = next.filter(|&p| p >= first_ply) {
-        next = ply.checked_sub(1);
-        // The largest budget this ply has had without being proved.
-        let mut had = Duration::ZERO;
-        if let Some(r) = w.records.get(ply) {
-            if r.status == JobStatus::Proved {
+    w.walk_back(first_ply, budget)?;
+    // The frontier from the records, as every report names it
+    // (crate::frontier): the earliest ply the walk has proved.
+    let proved = (first_ply..=line.len()).map(|ply| {
+        let outcome = w
+            .records
+            .get(ply)
+            .filter(|r| r.status == JobStatus::Proved)
+            .and_then(|r| r.outcome);
+        (ply, outcome)
+    });
+    let front = frontier(proved);
+    w.summary.frontier = front.map(|(ply, _)| ply);
+    w.summary.frontier_outcome = front.map(|(_, o)| o);
+    Ok(w.summary)
+}
+
+impl Walker<'_> {
+    /// [`walk`]'s steps back from the line's end, but for its frontier:
+    /// ends (with [`WalkSummary::end`] said) when every ply is proved or
+    /// one resists every budget left, or when the walk is stopped.
+    fn walk_back(&mut self, first_ply: usize, budget: WalkBudget) -> Result<(), JobError> {
+        let w = self;
+        let line = w.line;
+        let mut next = Some(line.len());
+        while let Some(ply) = next.filter(|&p| p >= first_ply) {
+            next = ply.checked_sub(1);
+            // The largest budget this ply has had without being proved.
+            let mut had = Duration::ZERO;
+            if let Some(r) = w.records.get(ply) {
+                if r.status == JobStatus::Proved {
+                    continue;
+                }
+                had = Duration::from_millis(r.budget_millis);
+            }
+            if moot(ply, first_ply, |q| w.proved(q)) {
                 continue;
             }
-            had = Duration::from_millis(r.budget_millis);
-        }
-        if moot(ply, first_ply, |q| w.proved(q)) {
-            continue;
-        }
-        loop {
-            let left = budget.ballot.saturating_sub(w.spent);
-            let want = if had.is_zero() {
-                budget.position
-            } else {
-                budget.position.max(had.saturating_mul(2))
-            };
-            let this_budget = want.min(left);
-            if this_budget.is_zero() && had.is_zero() {
-                w.summary.end = WalkEnd::OutOfTime;
-                return Ok(w.summary);
-            }
-            if this_budget <= had {
-                // Nothing larger than what it already resisted is left.
-                w.summary.end = WalkEnd::Stuck { ply };
-                return Ok(w.summary);
-            }
-            let Some(outcome) = w.attempt(ply, this_budget)? else {
-                return Ok(w.summary);
-            };
-            if matches!(outcome, Some(Outcome::Exact(_))) {
-                break;
-            }
-            had = had.max(this_budget);
-            if outcome == Some(Outcome::AtLeastDraw) && ply > first_ply {
-                let before = ply - 1;
-                let before_had = w
-                    .records
-                    .get(before)
-                    .map_or(Duration::ZERO, |r| Duration::from_millis(r.budget_millis));
-                let b = this_budget.min(budget.ballot.saturating_sub(w.spent));
-                if b > before_had {
-                    let Some(o) = w.attempt(before, b)? else {
-                        return Ok(w.summary);
-                    };
-                    if matches!(o, Some(Outcome::Exact(_))) {
-                        next = before.checked_sub(1);
-                        break;
+            loop {
+                let left = budget.ballot.saturating_sub(w.spent);
+                let want = if had.is_zero() {
+                    budget.position
+                } else {
+                    budget.position.max(had.saturating_mul(2))
+                };
+                let this_budget = want.min(left);
+                if this_budget.is_zero() && had.is_zero() {
+                    w.summary.end = WalkEnd::OutOfTime;
+                    return Ok(());
+                }
+                if this_budget <= had {
+                    // Nothing larger than what it already resisted is left.
+                    w.summary.end = WalkEnd::Stuck { ply };
+                    return Ok(());
+                }
+                let Some(outcome) = w.attempt(ply, this_budget)? else {
+                    return Ok(());
+                };
+                if matches!(outcome, Some(Outcome::Exact(_))) {
+                    break;
+                }
+                had = had.max(this_budget);
+                if outcome == Some(Outcome::AtLeastDraw) && ply > first_ply {
+                    let before = ply - 1;
+                    let before_had = w
+                        .records
+                        .get(before)
+                        .map_or(Duration::ZERO, |r| Duration::from_millis(r.budget_millis));
+                    let b = this_budget.min(budget.ballot.saturating_sub(w.spent));
+                    if b > before_had {
+                        let Some(o) = w.attempt(before, b)? else {
+                            return Ok(());
+                        };
+                        if matches!(o, Some(Outcome::Exact(_))) {
+                            next = before.checked_sub(1);
+                            break;
+                        }
                     }
                 }
             }
         }
+        Ok(())
     }
-    Ok(w.summary)
 }
 
 /// Whether a walk from `first_ply` skips `ply`, which is not proved:
