@@ -310,62 +310,47 @@ pub fn to_markdown_with_next(rows: &[BallotStatus], store: &Path, egdb_pieces: u
 }
 
 /// One ballot's status as `ballots status --json` writes it (one object
-/// per line; keys in docs/json.txt).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StatusJson {
-    /// ACF number.
-    pub number: u32,
-    /// The three moves.
-    pub moves: String,
-    /// Opening name, or empty.
-    pub name: String,
-    /// `deck144`, `added12` or `barred`.
-    pub deck: String,
-    /// Plies stored in its main line.
-    pub line_plies: u32,
-    /// The last ply of the main line.
-    pub last_ply: Option<u32>,
-    /// Earliest proved ply.
-    pub frontier_ply: Option<u32>,
-    /// Pieces at the frontier.
-    pub frontier_pieces: Option<u32>,
-    /// The frontier position and its value (all `null` without one).
-    #[serde(flatten)]
-    pub frontier: FrontierJson,
-    /// Work spent proving the frontier.
-    pub nodes: Option<u64>,
-    /// Time spent proving the frontier (ms).
-    pub millis: Option<u64>,
-    /// Proof size at the frontier.
-    pub proof_size: Option<u64>,
-    /// Plies with an exact stored value.
-    pub proved_plies: u32,
-    /// Job records of the ballot.
-    pub job_records: u32,
-    /// Total time of its job records (ms).
-    pub job_millis: u64,
-    /// The engine's score at the frontier (centi-men, White's view).
-    pub frontier_score: Option<i32>,
-    /// First ply flagged decisive.
-    pub decisive_ply: Option<u32>,
-    /// Its score.
-    pub decisive_score: Option<i32>,
+/// per line; keys in docs/json.txt): the [`BallotStatus`], its frontier's
+/// value and label by name, the decisive ply and score apart, and the
+/// open ply with the commands that attack it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusJson<'a> {
+    /// The status.
+    pub status: &'a BallotStatus,
     /// Where the walk stands, with the commands that attack it.
     pub open: Option<OpenJson>,
 }
 
-/// The frontier's position and value: `fen`, `side_to_move`, `value`,
-/// `label`, each `null` without a frontier.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FrontierJson {
-    /// The frontier position.
-    pub fen: Option<String>,
-    /// `Black` or `White`.
-    pub side_to_move: Option<String>,
-    /// Its value ([`Outcome::name`]).
-    pub value: Option<&'static str>,
-    /// Chinook's label of it.
-    pub label: Option<&'static str>,
+impl Serialize for StatusJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let s = self.status;
+        let mut m = serializer.serialize_map(None)?;
+        m.serialize_entry("number", &s.number)?;
+        m.serialize_entry("moves", &s.moves)?;
+        m.serialize_entry("name", &s.name)?;
+        m.serialize_entry("deck", &s.deck)?;
+        m.serialize_entry("line_plies", &s.line_plies)?;
+        m.serialize_entry("last_ply", &s.last_ply)?;
+        m.serialize_entry("frontier_ply", &s.frontier_ply)?;
+        m.serialize_entry("frontier_pieces", &s.frontier_pieces)?;
+        // The frontier position and its value (all null without one).
+        m.serialize_entry("fen", &s.frontier_fen)?;
+        m.serialize_entry("side_to_move", &s.to_move)?;
+        m.serialize_entry("value", &s.value.map(Outcome::name))?;
+        m.serialize_entry("label", &s.value.map(Outcome::label))?;
+        m.serialize_entry("nodes", &s.nodes)?;
+        m.serialize_entry("millis", &s.millis)?;
+        m.serialize_entry("proof_size", &s.proof_size)?;
+        m.serialize_entry("proved_plies", &s.proved_plies)?;
+        m.serialize_entry("job_records", &s.job_records)?;
+        m.serialize_entry("job_millis", &s.job_millis)?;
+        m.serialize_entry("frontier_score", &s.frontier_score)?;
+        m.serialize_entry("decisive_ply", &s.decisive.map(|d| d.ply))?;
+        m.serialize_entry("decisive_score", &s.decisive.map(|d| d.score))?;
+        m.serialize_entry("open", &self.open)?;
+        m.end()
+    }
 }
 
 /// The open ply and what to run next.
@@ -381,31 +366,9 @@ pub struct OpenJson {
 impl BallotStatus {
     /// The status as JSON; the commands name `store` and databases of
     /// `egdb_pieces` pieces unless the line's results say which.
-    pub fn to_json(&self, store: &Path, egdb_pieces: u32) -> StatusJson {
+    pub fn to_json(&self, store: &Path, egdb_pieces: u32) -> StatusJson<'_> {
         StatusJson {
-            number: self.number,
-            moves: self.moves.clone(),
-            name: self.name.clone(),
-            deck: self.deck.clone(),
-            line_plies: self.line_plies,
-            last_ply: self.last_ply,
-            frontier_ply: self.frontier_ply,
-            frontier_pieces: self.frontier_pieces,
-            frontier: FrontierJson {
-                fen: self.frontier_fen.clone(),
-                side_to_move: self.to_move.clone(),
-                value: self.value.map(Outcome::name),
-                label: self.value.map(Outcome::label),
-            },
-            nodes: self.nodes,
-            millis: self.millis,
-            proof_size: self.proof_size,
-            proved_plies: self.proved_plies,
-            job_records: self.job_records,
-            job_millis: self.job_millis,
-            frontier_score: self.frontier_score,
-            decisive_ply: self.decisive.map(|d| d.ply),
-            decisive_score: self.decisive.map(|d| d.score),
+            status: self,
             open: self.open.as_ref().map(|o| OpenJson {
                 ply: o.clone(),
                 next: o.commands(self.number, store, self.egdb_pieces.unwrap_or(egdb_pieces)),
