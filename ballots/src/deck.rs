@@ -377,21 +377,27 @@ fn parse_row(fields: &[&str]) -> Result<Ballot, RowError> {
         fen: fields[5].to_string(),
         reason,
     })?;
-    let moves_error = |other, reason| RowError::Moves {
-        number,
-        other,
-        reason,
-    };
-    let played = replay(&moves).map_err(|e| moves_error(false, e))?;
-    if played != position {
-        return Err(RowError::Reaches {
+    // The ballot's moves (`listed`: the row's FEN) or another order must
+    // reach the row's position.
+    let reaches = |order: &[String; 3], listed: Option<&str>| {
+        let other = listed.is_none();
+        let p = replay(order).map_err(|reason| RowError::Moves {
             number,
-            other: false,
-            moves: moves.join(" "),
-            reached: to_fen(&played),
-            listed: Some(fields[5].to_string()),
-        });
-    }
+            other,
+            reason,
+        })?;
+        if p == position {
+            return Ok(());
+        }
+        Err(RowError::Reaches {
+            number,
+            other,
+            moves: order.join(" "),
+            reached: to_fen(&p),
+            listed: listed.map(str::to_string),
+        })
+    };
+    reaches(&moves, Some(fields[5]))?;
     let mut also_reached_by = Vec::new();
     for order in fields[6]
         .split([',', ';'])
@@ -399,16 +405,7 @@ fn parse_row(fields: &[&str]) -> Result<Ballot, RowError> {
         .filter(|s| !s.is_empty())
     {
         let order = three(order)?;
-        let p = replay(&order).map_err(|e| moves_error(true, e))?;
-        if p != position {
-            return Err(RowError::Reaches {
-                number,
-                other: true,
-                moves: order.join(" "),
-                reached: to_fen(&p),
-                listed: None,
-            });
-        }
+        reaches(&order, None)?;
         also_reached_by.push(order);
     }
     let white_replies: u32 = fields[7]
