@@ -6,7 +6,7 @@ use engine::egdb::build::{build_one, ensure_slice, same_size_closure};
 use engine::egdb::file::SliceFile;
 use engine::egdb::index::{TableIndex, MAX_PIECES};
 use engine::egdb::journal::{check_digest, JournalEntry, VerifyJournal};
-use engine::egdb::probe::Source;
+use engine::egdb::probe::{FolderEntry, Source};
 use engine::egdb::reach::reachable_slices;
 use engine::egdb::slice::{all_slices, SliceKey};
 use engine::egdb::verify::{decode_for_verify, verify_slice};
@@ -588,37 +588,29 @@ fn parse_slice(name: &str) -> Result<SliceKey, String> {
 fn verify(a: VerifyArgs) -> anyhow::Result<()> {
     let dir = a.dir.get();
     let pool = thread_pool(a.threads)?;
-    let entries = std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
     let mut problems = 0u64;
     let mut files = 0;
     let mut db = Egdb::empty(&dir);
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for name in names {
-        let path = dir.join(&name);
-        if name.ends_with(".tmp") {
-            eprintln!(
-                "note: {} is an unfinished build (rebuilt by the next build)",
-                path.display()
-            );
-            continue;
-        }
-        let Some(s) = name.strip_suffix(".egdb").and_then(SliceKey::parse) else {
-            eprintln!("note: {} is not a slice file, ignored", path.display());
-            continue;
+    for entry in engine::egdb::probe::folder_entries(&dir)? {
+        let (s, path) = match entry {
+            FolderEntry::Slice(s, path) => (s, path),
+            FolderEntry::Unfinished(path) => {
+                eprintln!(
+                    "note: {} is an unfinished build (rebuilt by the next build)",
+                    path.display()
+                );
+                continue;
+            }
+            FolderEntry::Other(path) => {
+                eprintln!("note: {} is not a slice file, ignored", path.display());
+                continue;
+            }
+            FolderEntry::Misnamed { path, should_be } => {
+                eprintln!("problem: {} should be named {should_be}", path.display());
+                problems += 1;
+                continue;
+            }
         };
-        if s.file_name() != name {
-            eprintln!(
-                "problem: {} should be named {}",
-                path.display(),
-                s.file_name()
-            );
-            problems += 1;
-            continue;
-        }
         files += 1;
         match SliceFile::open(&path, s) {
             Ok(f) => db.add(f),

@@ -3,7 +3,7 @@
 use super::codec::{DRAW, LOSS, WIN};
 use super::file::{Arena, BlockLayout, BlockSpot, SliceFile};
 use super::index::{IndexParts, IndexShape, TableIndex, TableKey, MAX_PIECES, SIDE_SLOTS};
-use super::slice::{all_slices, slices_with, SliceKey};
+use super::slice::{slices_with, SliceKey};
 use super::unpacked::{self, bytes_for, UnpackJob, UnpackedValues};
 use super::EgdbError;
 use crate::board::Position;
@@ -676,11 +676,66 @@ fn value_of_code(code: u8) -> Option<Value> {
 
 /// The slice files present in `dir` (an error if `dir` is not a folder).
 fn present_files(dir: &Path) -> Result<Vec<(SliceKey, PathBuf)>, EgdbError> {
-    fs_check_dir(dir)?;
-    Ok(all_slices(MAX_PIECES)
+    Ok(folder_entries(dir)?
         .into_iter()
-        .map(|s| (s, dir.join(s.file_name())))
-        .filter(|(_, p)| p.exists())
+        .filter_map(|e| match e {
+            FolderEntry::Slice(s, path) => Some((s, path)),
+            _ => None,
+        })
+        .collect())
+}
+
+/// What a file of a database folder is ([`folder_entries`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FolderEntry {
+    /// A slice file under its slice's name (of up to [`MAX_PIECES`]
+    /// pieces).
+    Slice(SliceKey, PathBuf),
+    /// An unfinished build (`*.tmp`), which the next build redoes.
+    Unfinished(PathBuf),
+    /// A slice's file under another spelling of its name.
+    Misnamed {
+        /// The file.
+        path: PathBuf,
+        /// The name it should have.
+        should_be: String,
+    },
+    /// Not a slice file (ignored).
+    Other(PathBuf),
+}
+
+/// The files of the database folder `dir`, by name, each classified:
+/// the one reading of a folder, which [`Egdb::open`] and `egdb verify`
+/// share. A missing folder, or one that is not a folder, is an error.
+pub fn folder_entries(dir: &Path) -> Result<Vec<FolderEntry>, EgdbError> {
+    fs_check_dir(dir)?;
+    let io = |error| EgdbError::Io {
+        path: dir.to_path_buf(),
+        error,
+    };
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            if name.ends_with(".tmp") {
+                return FolderEntry::Unfinished(path);
+            }
+            match name.strip_suffix(".egdb").and_then(SliceKey::parse) {
+                Some(s) if s.pieces() > MAX_PIECES => FolderEntry::Other(path),
+                Some(s) if s.file_name() != name => FolderEntry::Misnamed {
+                    path,
+                    should_be: s.file_name(),
+                },
+                Some(s) => FolderEntry::Slice(s, path),
+                None => FolderEntry::Other(path),
+            }
+        })
         .collect())
 }
 
@@ -695,5 +750,46 @@ fn fs_check_dir(dir: &Path) -> Result<(), EgdbError> {
             path: dir.to_path_buf(),
             error,
         }),
+    }
+}
+
+#[cfg(test)]
+mod folder_tests {
+    use super::*;
+
+    /// Each file of a folder is classified by its name alone.
+    #[test]
+    fn a_folder_s_files_are_slices_unfinished_misnamed_or_other() {
+        let dir = std::env::temp_dir().join(format!("egdb-folder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in [
+            "0m2k-0m1k.egdb",
+            "0m1k-0m2k.egdb",
+            "0m3k-0m1k.egdb.123-0.tmp",
+            "notes.txt",
+            "9m0k@6-0m1k.egdb",
+        ] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let got = folder_entries(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let slice = SliceKey::parse("0m2k-0m1k").unwrap();
+        assert_eq!(
+            got,
+            vec![
+                FolderEntry::Misnamed {
+                    path: dir.join("0m1k-0m2k.egdb"),
+                    should_be: slice.file_name(),
+                },
+                FolderEntry::Slice(slice, dir.join("0m2k-0m1k.egdb")),
+                FolderEntry::Unfinished(dir.join("0m3k-0m1k.egdb.123-0.tmp")),
+                FolderEntry::Other(dir.join("9m0k@6-0m1k.egdb")),
+                FolderEntry::Other(dir.join("notes.txt")),
+            ]
+        );
+        assert!(
+            folder_entries(&dir).is_err(),
+            "a missing folder is an error"
+        );
     }
 }
