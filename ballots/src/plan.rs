@@ -258,15 +258,8 @@ mod tests {
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
         let mut searcher = Searcher::new(4);
-        let oracle = Pieces(16);
-        let line = build_line(
-            ballot,
-            &LineSources::default(),
-            &mut searcher,
-            &oracle,
-            &limits(),
-        )
-        .unwrap();
+        let (sources, limits) = (LineSources::default(), limits());
+        let line = build_line(ballot, &sources, &mut searcher, &Pieces(16), &limits).unwrap();
         assert_eq!(line.position(3), ballot.position);
         assert!(line.plies[..3]
             .iter()
@@ -339,27 +332,14 @@ mod tests {
         let deck = Deck::builtin();
         let ballot = deck.get(7).expect("ballot 7");
         let mut searcher = Searcher::new(4);
-        let oracle = Pieces(18);
-        let a = main_line(
-            &store,
-            ballot,
-            &LineSources::default(),
-            &mut searcher,
-            &oracle,
-            &limits(),
-        )
-        .unwrap();
+        let (sources, limits) = (LineSources::default(), limits());
+        let mut line_with = |oracle: &Pieces| {
+            main_line(&store, ballot, &sources, &mut searcher, oracle, &limits).unwrap()
+        };
+        let a = line_with(&Pieces(18));
         // A different oracle would give a different line: the stored one
         // is returned instead.
-        let b = main_line(
-            &store,
-            ballot,
-            &LineSources::default(),
-            &mut searcher,
-            &Pieces(10),
-            &limits(),
-        )
-        .unwrap();
+        let b = line_with(&Pieces(10));
         assert_eq!(a, b);
         // Read back with its scores.
         assert!(a.plies.iter().all(|p| p.score.is_some()));
