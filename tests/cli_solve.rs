@@ -265,9 +265,9 @@ fn trusting_loops_still_gives_verified_proofs() {
 /// solver without tables are refused with a message naming the problem.
 #[test]
 fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
-    let dir = std::env::temp_dir().join(format!("checkers-cli-ckpt-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("k.ckpt");
+    // Removed when the test ends, failed or not.
+    let tmp = common::temp_dir("cli-ckpt");
+    let file = tmp.path().join("k.ckpt");
     let path = file.to_str().unwrap();
     let args = [
         "W:WK22,K23,K24:BK31,K32",
@@ -316,5 +316,4 @@ fn a_checkpointed_solve_resumes_and_bad_checkpoints_are_refused() {
     std::fs::write(&file, &bytes).unwrap();
     let e = refused(&["--solver", "dfpn"], args[0]);
     assert!(e.contains("k.ckpt") && e.contains("corrupt"), "{e}");
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -207,20 +207,18 @@ pub fn stored_line(store: &Store, ballot: u32) -> Result<Option<MainLine>, PlanE
 }
 
 /// The main line of `ballot`: the stored one when the store has it (so a
-/// resumed run walks the same line), else a new one from
-/// [`build_line`], stored with the ballot's row before it is returned.
+/// resumed run walks the same line), else the one `build` makes (for
+/// instance with [`build_line`]), stored with the ballot's row before it
+/// is returned.
 pub fn main_line(
     store: &Store,
     ballot: &Ballot,
-    sources: &LineSources,
-    searcher: &mut Searcher,
-    oracle: &dyn Oracle,
-    limits: &ExtendLimits,
+    build: impl FnOnce() -> Result<MainLine, PlanError>,
 ) -> Result<MainLine, PlanError> {
     if let Some(line) = stored_line(store, ballot.number)? {
         return Ok(line);
     }
-    let line = build_line(ballot, sources, searcher, oracle, limits)?;
+    let line = build()?;
     store.put_ballot(&ballot.to_row())?;
     store.set_main_line(ballot.number, &to_rows(&line))?;
     Ok(line)
@@ -334,7 +332,8 @@ mod tests {
         let mut searcher = Searcher::new(4);
         let (sources, limits) = (LineSources::default(), limits());
         let mut line_with = |oracle: &Pieces| {
-            main_line(&store, ballot, &sources, &mut searcher, oracle, &limits).unwrap()
+            let build = || build_line(ballot, &sources, &mut searcher, oracle, &limits);
+            main_line(&store, ballot, build).unwrap()
         };
         let a = line_with(&Pieces(18));
         // A different oracle would give a different line: the stored one

@@ -14,7 +14,7 @@ use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords}
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
 use ballots::job::{walk, PositionProver, WalkBudget, WalkEnd, WalkSummary};
-use ballots::plan::{main_line, LineSources};
+use ballots::plan::{build_line, main_line, LineSources};
 use ballots::report;
 use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
 use engine::notation::pdn::{read_file, Game};
@@ -250,15 +250,9 @@ fn run_ballot(
 ) -> anyhow::Result<WalkSummary> {
     let name = format!("ballot {:>3}", ballot.number);
     let mut searcher = Searcher::new(16);
-    let line = main_line(
-        sh.store,
-        ballot,
-        sh.sources,
-        &mut searcher,
-        sh.oracle,
-        &sh.limits,
-    )
-    .with_context(|| format!("ballot {}: main line", ballot.number))?;
+    let build = || build_line(ballot, sh.sources, &mut searcher, sh.oracle, &sh.limits);
+    let line = main_line(sh.store, ballot, build)
+        .with_context(|| format!("ballot {}: main line", ballot.number))?;
     drop(searcher);
     let plies = (line.len() + 1).saturating_sub(3) as u64;
     let bar = bars.bar(&name, plies);
@@ -358,7 +352,8 @@ fn line_ends(
             .par_iter()
             .map(|b| {
                 let mut searcher = Searcher::new(16);
-                let line = main_line(store, b, sources, &mut searcher, smaller, limits)
+                let build = || build_line(b, sources, &mut searcher, smaller, limits);
+                let line = main_line(store, b, build)
                     .with_context(|| format!("ballot {}: main line", b.number))?;
                 Ok(ends_of(&line, most))
             })
