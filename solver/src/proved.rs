@@ -574,27 +574,17 @@ pub fn book_from_store(
     Ok(book)
 }
 
-/// The book's move in `pos`, as a [`ProvedChoice`] (source
-/// [`MoveSource::Book`], the booked value as proved), if `book` holds the
-/// position (see [`engine::play::book::Book::play`]).
-pub fn from_book(
-    book: &engine::play::book::Book,
-    searcher: &mut Searcher,
-    pos: &Position,
-    limits: &Limits,
-    oracle: &dyn Oracle,
-    history: &[Position],
-    progress: &mut dyn FnMut(&Iteration),
-) -> Option<ProvedChoice> {
-    let entry = book.get(pos)?;
-    let result = book.play(searcher, pos, limits, oracle, history, progress)?;
-    Some(ProvedChoice {
+/// The book's move `result` (of [`engine::play::book::Book::play`]) in
+/// a position whose book entry is `entry`, as a [`ProvedChoice`]: source
+/// [`MoveSource::Book`], the booked value as proved.
+pub fn from_book(entry: &engine::play::book::BookEntry, result: SearchResult) -> ProvedChoice {
+    ProvedChoice {
         result,
         proved: Some(Outcome::Exact(entry.value)),
         source: MoveSource::Book,
         keeping: entry.moves.clone(),
         traps: None,
-    })
+    }
 }
 
 #[cfg(test)]

@@ -91,17 +91,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     };
     let book = args.engine.book.open()?;
-    if let Some(c) = book.as_ref().and_then(|b| {
-        from_book(
-            b,
-            &mut searcher,
-            &pos,
-            &limits,
-            &*oracle,
-            &[],
-            &mut progress,
-        )
-    }) {
+    let booked = book.as_ref().and_then(|b| {
+        let result = b.play(&mut searcher, &pos, &limits, &*oracle, &[], &mut progress)?;
+        Some(from_book(b.get(&pos)?, result))
+    });
+    if let Some(c) = booked {
         return print_result(&pos, &c.result, Some(&c), args.json);
     }
     match &args.engine.store {
