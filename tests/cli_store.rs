@@ -232,3 +232,44 @@ fn ballots_list_status_report() {
         "{md}"
     );
 }
+
+/// A store of schema version 4 (before job records had a budget column):
+/// the read-only commands refuse it, naming `db migrate`, which brings it
+/// to this version with its rows; they read it then.
+#[test]
+fn an_older_store_is_migrated_by_db_migrate() {
+    let tmp = common::temp_dir("migrate");
+    let dir = tmp.path();
+    let path = dir.join("s.sqlite");
+    {
+        let store = Store::open(&path).unwrap();
+        proofdb::testing::put_outcome_unverified(
+            &store,
+            &pos(5),
+            Outcome::Exact(Value::Win),
+            &prov("dfpn"),
+        )
+        .unwrap();
+    }
+    let c = rusqlite::Connection::open(&path).unwrap();
+    c.execute_batch(
+        "BEGIN; ALTER TABLE job_records DROP COLUMN budget_millis; PRAGMA user_version = 4; COMMIT;",
+    )
+    .unwrap();
+    drop(c);
+    let store = path.to_str().unwrap();
+    let refused = checkers(&["db", "stats", "--store", store], dir);
+    assert!(!refused.status.success());
+    common::assert_says(&text(&refused.stderr), "checkers db migrate --store");
+    let migrated = checkers(&["db", "migrate", "--store", store], dir);
+    common::assert_success(&migrated);
+    let version = proofdb::schema::SCHEMA_VERSION;
+    assert!(text(&migrated.stdout).contains(&format!("schema version {version}")));
+    let stats = checkers(&["db", "stats", "--store", store, "--json"], dir);
+    common::assert_success(&stats);
+    let j: serde_json::Value = serde_json::from_str(&text(&stats.stdout)).unwrap();
+    assert_eq!(j["results"], 1, "{j}");
+    let missing = checkers(&["db", "migrate", "--store", "none.sqlite"], dir);
+    assert!(!missing.status.success());
+    common::assert_says(&text(&missing.stderr), "no proof store at none.sqlite");
+}

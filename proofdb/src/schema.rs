@@ -422,7 +422,7 @@ fn open_connection(path: &Path, mode: Mode) -> Result<Connection> {
                 return Err(StoreError::ReadOnly {
                     path: path.to_path_buf(),
                     detail: format!(
-                        "schema version {version} needs migrating to {SCHEMA_VERSION}; open it once read-write"
+                        "schema version {version} needs migrating to {SCHEMA_VERSION}: `checkers db migrate --store FILE` (or any command that writes it) does it"
                     ),
                 });
             }

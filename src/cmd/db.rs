@@ -80,6 +80,14 @@ enum DbCommand {
         #[command(flatten)]
         store: StoreArg,
     },
+    /// Bring an existing store written by an older version to this
+    /// program's schema (what any command that writes it does first), so
+    /// that the read-only commands (stats, check, status, serve) can read
+    /// it. Nothing stored is lost; a store already current is left alone.
+    Migrate {
+        #[command(flatten)]
+        store: StoreArg,
+    },
     /// Measure writer, lookup and merge speed on synthetic results in a
     /// scratch directory.
     Bench {
@@ -109,8 +117,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         DbCommand::Merge { shards, store } => merge(&store, &shards),
         DbCommand::Check { store, proofs } => check(&store, proofs),
         DbCommand::Backup { dest, store } => backup(&store, &dest),
+        DbCommand::Migrate { store } => migrate(&store),
         DbCommand::Bench { results, dir } => bench(results, dir),
     }
+}
+
+/// `db migrate`: opens the existing store read-write, which migrates it.
+fn migrate(store: &StoreArg) -> anyhow::Result<()> {
+    let path = store.path();
+    if !path.exists() {
+        bail!(
+            "no proof store at {} (give --store FILE or set CHECKERS_STORE)",
+            path.display()
+        );
+    }
+    let s = Store::open(&path)?;
+    emit(&format!(
+        "{}: schema version {}\n",
+        s.path().display(),
+        s.stats()?.schema_version
+    ))
 }
 
 /// `db backup`: the copy, its result count read from the copy itself.
