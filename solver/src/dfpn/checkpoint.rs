@@ -381,8 +381,17 @@ fn record_key(r: &[u8]) -> Result<Key, RecordError> {
     } else {
         Color::Black
     };
-    let pos = Position::from_bitboards_unchecked(word(r, 0), word(r, 4), word(r, 8), side);
-    pos.validity_check().map_err(RecordError::NotPosition)?;
+    // Checked before it is a Position (a file's bytes are input; the
+    // unchecked constructor asserts the invariants in a debug build).
+    let (black, white, kings) = (word(r, 0), word(r, 4), word(r, 8));
+    let pos = Position::from_setup(&engine::Setup {
+        black_men: black & !kings,
+        black_kings: black & kings,
+        white_men: white & !kings,
+        white_kings: white & kings,
+        side: Some(side),
+    })
+    .map_err(RecordError::NotPosition)?;
     Ok(Key {
         pos,
         win: r[12] & 2 != 0,
@@ -664,6 +673,14 @@ mod tests {
             e.to_string(),
             format!("move {n} of a position with {n} moves")
         );
+        // A record whose pieces overlap is refused, not asserted on.
+        let mut overlap = rec;
+        overlap.copy_within(0..4, 4);
+        overlap[12] = 0;
+        assert!(matches!(
+            record_key(&overlap),
+            Err(RecordError::NotPosition(_))
+        ));
         rec[12] = 4;
         assert_eq!(record_key(&rec).unwrap_err(), RecordError::Flags(4));
         assert_eq!(RecordError::Status(5).to_string(), "status 5 (0-2 only)");
