@@ -32,6 +32,12 @@ impl StoreArg {
 
 /// Opens an existing store read-only, with a hint when there is none.
 pub fn open_existing(arg: &StoreArg) -> anyhow::Result<Store> {
+    Ok(Store::open_readonly(&existing_path(arg)?)?)
+}
+
+/// The store file of `arg`, which must exist (an error with a hint when
+/// there is none).
+pub fn existing_path(arg: &StoreArg) -> anyhow::Result<PathBuf> {
     let path = arg.path();
     if !path.exists() {
         bail!(
@@ -39,7 +45,7 @@ pub fn open_existing(arg: &StoreArg) -> anyhow::Result<Store> {
             path.display()
         );
     }
-    Ok(Store::open_readonly(&path)?)
+    Ok(path)
 }
 
 /// Writes `text` to standard output; a closed pipe (`| head`) is not an

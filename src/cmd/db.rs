@@ -124,14 +124,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
 
 /// `db migrate`: opens the existing store read-write, which migrates it.
 fn migrate(store: &StoreArg) -> anyhow::Result<()> {
-    let path = store.path();
-    if !path.exists() {
-        bail!(
-            "no proof store at {} (give --store FILE or set CHECKERS_STORE)",
-            path.display()
-        );
-    }
-    let s = Store::open(&path)?;
+    let s = Store::open(&crate::cli::existing_path(store)?)?;
     emit(&format!(
         "{}: schema version {}\n",
         s.path().display(),
