@@ -327,41 +327,37 @@ impl Store {
 
     /// All job records of `ballot`, by ply.
     pub fn job_records(&self, ballot: u32) -> Result<Vec<JobRecord>> {
-        let conn = self.conn();
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated, \
-                 budget_millis FROM job_records WHERE ballot = ?1 ORDER BY ply",
-            )
-            .map_err(|e| self.sq(e))?;
-        let mut rows = stmt.query([ballot]).map_err(|e| self.sq(e))?;
-        let mut out = Vec::new();
-        while let Some(r) = rows.next().map_err(|e| self.sq(e))? {
-            let rec = read_job_record(r)
-                .map_err(|e| self.sq(e))?
-                .map_err(|d| self.corrupt(format!("job record of ballot {ballot}: {d}")))?;
-            out.push(rec);
-        }
-        Ok(out)
+        let what = format!("job record of ballot {ballot}");
+        self.job_records_where("WHERE ballot = ?1 ORDER BY ply", [ballot], &what)
     }
 
     /// Every job record, by ballot and ply.
     pub fn all_job_records(&self) -> Result<Vec<JobRecord>> {
+        self.job_records_where("ORDER BY ballot, ply", [], "job record")
+    }
+
+    /// The job records `tail` (a WHERE and ORDER BY clause over `params`)
+    /// selects; a row that does not decode is corrupt, named by `what`.
+    fn job_records_where<P: rusqlite::Params>(
+        &self,
+        tail: &str,
+        params: P,
+        what: &str,
+    ) -> Result<Vec<JobRecord>> {
         let conn = self.conn();
         let mut stmt = conn
-            .prepare(
+            .prepare_cached(&format!(
                 "SELECT ballot, ply, outcome, nodes, millis, proof_size, status, run_id, updated, \
-                 budget_millis FROM job_records ORDER BY ballot, ply",
-            )
+                 budget_millis FROM job_records {tail}"
+            ))
             .map_err(|e| self.sq(e))?;
-        let mut rows = stmt.query([]).map_err(|e| self.sq(e))?;
+        let mut rows = stmt.query(params).map_err(|e| self.sq(e))?;
         let mut out = Vec::new();
         while let Some(r) = rows.next().map_err(|e| self.sq(e))? {
-            out.push(
-                read_job_record(r)
-                    .map_err(|e| self.sq(e))?
-                    .map_err(|d| self.corrupt(format!("job record: {d}")))?,
-            );
+            let rec = read_job_record(r)
+                .map_err(|e| self.sq(e))?
+                .map_err(|d| self.corrupt(format!("{what}: {d}")))?;
+            out.push(rec);
         }
         Ok(out)
     }
@@ -382,7 +378,10 @@ impl Store {
 
     /// The record of (`ballot`, `ply`), if any.
     pub fn job_record(&self, ballot: u32, ply: u32) -> Result<Option<JobRecord>> {
-        Ok(self.job_records(ballot)?.into_iter().find(|r| r.ply == ply))
+        let what = format!("job record of ballot {ballot}");
+        let mut one =
+            self.job_records_where("WHERE ballot = ?1 AND ply = ?2", [ballot, ply], &what)?;
+        Ok(one.pop())
     }
 
     /// Records the start of a run of `command` and returns its id
