@@ -185,24 +185,23 @@ impl Walker<'_> {
     /// ends (with [`WalkSummary::end`] said) when every ply is proved or
     /// one resists every budget left, or when the walk is stopped.
     fn walk_back(&mut self, first_ply: usize, budget: WalkBudget) -> Result<(), JobError> {
-        let w = self;
-        let line = w.line;
+        let line = self.line;
         let mut next = Some(line.len());
         while let Some(ply) = next.filter(|&p| p >= first_ply) {
             next = ply.checked_sub(1);
             // The largest budget this ply has had without being proved.
             let mut had = Duration::ZERO;
-            if let Some(r) = w.records.get(ply) {
+            if let Some(r) = self.records.get(ply) {
                 if r.status == JobStatus::Proved {
                     continue;
                 }
                 had = Duration::from_millis(r.budget_millis);
             }
-            if moot(ply, first_ply, |q| w.proved(q)) {
+            if moot(ply, first_ply, |q| self.proved(q)) {
                 continue;
             }
             loop {
-                let left = budget.ballot.saturating_sub(w.spent);
+                let left = budget.ballot.saturating_sub(self.spent);
                 let want = if had.is_zero() {
                     budget.position
                 } else {
@@ -210,15 +209,15 @@ impl Walker<'_> {
                 };
                 let this_budget = want.min(left);
                 if this_budget.is_zero() && had.is_zero() {
-                    w.summary.end = WalkEnd::OutOfTime;
+                    self.summary.end = WalkEnd::OutOfTime;
                     return Ok(());
                 }
                 if this_budget <= had {
                     // Nothing larger than what it already resisted is left.
-                    w.summary.end = WalkEnd::Stuck { ply };
+                    self.summary.end = WalkEnd::Stuck { ply };
                     return Ok(());
                 }
-                let Some(outcome) = w.attempt(ply, this_budget)? else {
+                let Some(outcome) = self.attempt(ply, this_budget)? else {
                     return Ok(());
                 };
                 if matches!(outcome, Some(Outcome::Exact(_))) {
@@ -227,13 +226,13 @@ impl Walker<'_> {
                 had = had.max(this_budget);
                 if outcome == Some(Outcome::AtLeastDraw) && ply > first_ply {
                     let before = ply - 1;
-                    let before_had = w
+                    let before_had = self
                         .records
                         .get(before)
                         .map_or(Duration::ZERO, |r| Duration::from_millis(r.budget_millis));
-                    let b = this_budget.min(budget.ballot.saturating_sub(w.spent));
+                    let b = this_budget.min(budget.ballot.saturating_sub(self.spent));
                     if b > before_had {
-                        let Some(o) = w.attempt(before, b)? else {
+                        let Some(o) = self.attempt(before, b)? else {
                             return Ok(());
                         };
                         if matches!(o, Some(Outcome::Exact(_))) {
