@@ -103,7 +103,7 @@ fn open_egdb_with(
 /// an unknown leaf never proves anything): for a folder whose larger
 /// piece count is still being built, here or slice by slice on a cluster
 /// (`egdb build --slice`).
-fn build_missing() -> anyhow::Result<bool> {
+pub fn build_missing() -> anyhow::Result<bool> {
     match std::env::var("CHECKERS_EGDB_BUILD") {
         Err(std::env::VarError::NotPresent) => Ok(true),
         Ok(v) if v == "missing" => Ok(true),
@@ -133,9 +133,17 @@ pub struct OraclesBySize {
 }
 
 impl OraclesBySize {
-    /// Opens the databases of every size that `store` recorded.
+    /// Opens the databases of every size that `store` recorded, of each
+    /// size those slices that games from the positions recorded with it
+    /// may enter ([`solver::storecheck::roots_by_size`]): a store whose
+    /// runs settled a few positions one piece above their databases
+    /// needs a few slices of that size, not the whole set.
     pub fn for_store(store: &proofdb::Store) -> anyhow::Result<OraclesBySize> {
-        OraclesBySize::open(solver::storecheck::sizes_needed(store)?)
+        let mut by_size = std::collections::BTreeMap::new();
+        for (n, roots) in solver::storecheck::roots_by_size(store)? {
+            by_size.insert(n, open_egdb(n, Needs::From(&roots))?);
+        }
+        Ok(OraclesBySize { by_size })
     }
 
     /// Opens the databases of each of `sizes` (pieces), once each.

@@ -21,7 +21,7 @@ use crate::verify::verify;
 use engine::notation::fen::to_fen;
 use engine::{Oracle, Position};
 use proofdb::{LeafSource, Outcome, ProofEntry, ResultCache, Store, StoreError, Trust};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use thiserror::Error;
 
 /// One problem found, with what it concerns.
@@ -72,16 +72,26 @@ pub trait OracleBySize {
 }
 
 /// The database sizes (pieces) that the store's proofs and database
-/// values recorded: what a check with proofs must open.
-pub fn sizes_needed(store: &Store) -> Result<BTreeSet<u32>, StoreError> {
-    let mut sizes: BTreeSet<u32> = store.trees()?.iter().map(|t| t.egdb_pieces).collect();
+/// values recorded, what a check with proofs must open, and per size the
+/// positions whose checks probe it: the roots of the trees verified with
+/// it and the database values recorded with it. Every probe of a check
+/// is of a position a game from one of them may reach, so the slices
+/// those games may enter are all a check needs of that size.
+pub fn roots_by_size(store: &Store) -> Result<BTreeMap<u32, Vec<Position>>, StoreError> {
+    let mut roots: BTreeMap<u32, Vec<Position>> = BTreeMap::new();
+    for t in store.trees()? {
+        roots.entry(t.egdb_pieces).or_default().push(t.root);
+    }
     store.for_each_row(|r, _| -> Result<(), StoreError> {
         if r.provenance.solver.split('+').any(|s| s == "egdb") {
-            sizes.insert(r.provenance.egdb_pieces);
+            roots
+                .entry(r.provenance.egdb_pieces)
+                .or_default()
+                .push(r.position);
         }
         Ok(())
     })?;
-    Ok(sizes)
+    Ok(roots)
 }
 
 /// Checks `store`. Rows that are not proved and trees whose seals fail

@@ -21,7 +21,10 @@ const TOP_RANK: u8 = 6;
 /// `positions` (either side to move) may enter, in build order
 /// ([`slices_with`]'s).
 pub fn reachable_slices(positions: &[Position], pieces: u32) -> Vec<SliceKey> {
-    let sides: Vec<(SideNow, SideNow)> = positions.iter().map(sides_now).collect();
+    // Many positions share their material and ranks (a store's results).
+    let mut sides: Vec<(SideNow, SideNow)> = positions.iter().map(sides_now).collect();
+    sides.sort_unstable();
+    sides.dedup();
     reachable_from(&sides, pieces)
 }
 
@@ -80,6 +83,7 @@ fn ranks(men: u32, rank: impl Fn(u32) -> u32) -> Vec<u8> {
 }
 
 /// One side's material now.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
 struct SideNow {
     /// Ranks of its men, lowest first.
     ranks: Vec<u8>,
