@@ -271,6 +271,91 @@ fn line_reach_builds_only_the_slices_the_lines_reach() {
     }
 }
 
+/// Settling: with 3-piece databases, the run builds the 4-piece slices
+/// that the line's 4-piece positions may reach (not the whole set) and
+/// the walk proves those plies from them, its results recorded as proved
+/// with 4-piece databases; `--settle-limit 0` builds none.
+#[test]
+fn the_run_settles_the_positions_one_piece_above_the_databases() {
+    let built = |dir: &Path, n: u32| -> Vec<String> {
+        let names: Vec<String> = std::fs::read_dir(dir.join("egdb"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        engine::egdb::slice::slices_with(n)
+            .into_iter()
+            .map(|s| s.name())
+            .filter(|s| names.contains(&format!("{s}.egdb")))
+            .collect()
+    };
+    let run_with = |dir: &Path, limit: &str| {
+        common::checkers_in(dir)
+            .args([
+                "ballots",
+                "run",
+                "--store",
+                "s.sqlite",
+                "--egdb-pieces",
+                "3",
+            ])
+            .args(["--line-depth", "6", "--threads", "1", "--ballot", "5"])
+            .args(["--budget", "3", "--position-budget", "1"])
+            .args(["--settle-limit", limit])
+            .output()
+            .unwrap()
+    };
+    let tmp = common::temp_dir("run-settle");
+    let dir = tmp.path();
+    let out = run_with(dir, "600");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    common::assert_says(&err, "settling the lines' ");
+    common::assert_says(
+        &err,
+        "databases to 3 pieces and the slices of 4 that the lines reach",
+    );
+    let four = built(dir, 4);
+    let all_four = engine::egdb::slice::slices_with(4).len();
+    assert!(
+        !four.is_empty() && four.len() < all_four,
+        "{} of {all_four} 4-piece slices built",
+        four.len()
+    );
+    let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
+    let line = store.main_line(5).unwrap();
+    let at_four: Vec<engine::Position> = line
+        .iter()
+        .map(|m| m.position)
+        .filter(|p| p.piece_count() == 4)
+        .collect();
+    assert!(!at_four.is_empty(), "the line has no 4-piece position");
+    for s in engine::egdb::reach::reachable_slices(&at_four, 4) {
+        assert!(four.contains(&s.name()), "{} missing", s.name());
+    }
+    let mut four_piece_proofs = 0;
+    store
+        .for_each_result(|r| -> Result<(), proofdb::StoreError> {
+            four_piece_proofs += usize::from(r.provenance.egdb_pieces == 4);
+            Ok(())
+        })
+        .unwrap();
+    assert!(
+        four_piece_proofs > 0,
+        "no result proved with the 4-piece slices"
+    );
+
+    let tmp = common::temp_dir("run-settle-off");
+    let dir = tmp.path();
+    let out = run_with(dir, "0");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("settling"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(built(dir, 4).is_empty(), "{:?}", built(dir, 4));
+}
+
 #[test]
 fn bad_arguments_are_refused_with_a_reason() {
     let tmp = common::temp_dir("run-bad");

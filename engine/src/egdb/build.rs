@@ -817,15 +817,21 @@ pub fn estimated_pace(pieces: u32) -> f64 {
     }
 }
 
-/// The line said before a build of `todo` into `dir` starts: how many
-/// slices, how many positions, and about how long on `threads` threads.
-pub fn plan_heading(todo: &[SliceKey], dir: &Path, threads: usize) -> String {
-    let positions: u64 = todo.iter().map(|s| s.positions()).sum();
+/// About how many wall seconds building `todo` takes on `threads`
+/// threads ([`estimated_pace`]).
+pub fn estimated_seconds(todo: &[SliceKey], threads: usize) -> f64 {
     let thread_seconds: f64 = todo
         .iter()
         .map(|s| s.positions() as f64 / estimated_pace(s.pieces()))
         .sum();
-    let seconds = thread_seconds / threads.max(1) as f64;
+    thread_seconds / threads.max(1) as f64
+}
+
+/// The line said before a build of `todo` into `dir` starts: how many
+/// slices, how many positions, and about how long on `threads` threads.
+pub fn plan_heading(todo: &[SliceKey], dir: &Path, threads: usize) -> String {
+    let positions: u64 = todo.iter().map(|s| s.positions()).sum();
+    let seconds = estimated_seconds(todo, threads);
     let largest = todo.iter().map(|s| s.pieces()).max().unwrap_or(0);
     format!(
         "building {} slice{} of up to {largest} pieces ({} positions) into {}: {} on {threads} thread{}",
@@ -839,7 +845,7 @@ pub fn plan_heading(todo: &[SliceKey], dir: &Path, threads: usize) -> String {
 }
 
 /// `n` with a unit prefix: `950`, `12.4 M`, `34.2 G`.
-fn human_count(n: u64) -> String {
+pub fn human_count(n: u64) -> String {
     match n {
         0..=9_999 => n.to_string(),
         10_000..=999_999 => format!("{:.1} k", n as f64 / 1e3),
@@ -850,7 +856,7 @@ fn human_count(n: u64) -> String {
 
 /// A duration in words: `under a minute`, `about 12 min`, `about 2 h 35
 /// min`.
-fn human_duration(seconds: f64) -> String {
+pub fn human_duration(seconds: f64) -> String {
     let minutes = (seconds / 60.0).round() as u64;
     match minutes {
         _ if seconds < 60.0 => "under a minute".to_string(),
@@ -1041,16 +1047,22 @@ fn ensure_some(
 ) -> Result<Egdb, EgdbError> {
     let mut db = open_for_build(dir, pieces, progress)?;
     let mut todo = missing_up_to(&db, pieces - 1);
+    todo.extend(to_build_for(&db, pieces, wanted));
+    build_in_order(&mut db, todo, progress, memory)?;
+    Ok(db)
+}
+
+/// The slices of `pieces` pieces that a build of `wanted` (slices of that
+/// size) into `db` builds: those missing of `wanted` and of the slices
+/// they read, directly or through each other, in build order.
+pub fn to_build_for(db: &Egdb, pieces: u32, wanted: &[SliceKey]) -> Vec<SliceKey> {
     // A present slice was built after what it reads: only the missing
     // ones need their dependencies looked up.
     let need = closure(wanted, |s| !db.has(s));
-    todo.extend(
-        slices_with(pieces)
-            .into_iter()
-            .filter(|s| need.contains(s) && !db.has(s)),
-    );
-    build_in_order(&mut db, todo, progress, memory)?;
-    Ok(db)
+    slices_with(pieces)
+        .into_iter()
+        .filter(|s| need.contains(s) && !db.has(s))
+        .collect()
 }
 
 /// Renames every slice file of up to `pieces` pieces in `dir` written in

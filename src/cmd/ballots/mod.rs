@@ -7,6 +7,7 @@
 //! else the copy built into the program.
 
 mod run;
+mod settle;
 
 use crate::cli::{emit, StoreArg};
 use anyhow::Context;

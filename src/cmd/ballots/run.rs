@@ -125,6 +125,16 @@ pub struct RunArgs {
     /// built unless this is given. 0 to 8.
     #[arg(long, value_name = "PIECES", value_parser = clap::value_parser!(u32).range(0..=8))]
     pub line_reach: Option<u32>,
+    /// Settle the lines' positions of one piece more than --egdb-pieces
+    /// exactly: before walking, build the slices of that size that games
+    /// from them may enter (as `egdb build --for` does; the estimate is
+    /// printed) when the estimate on the run's threads is at most this
+    /// many seconds, so that the walk finds those plies in the databases
+    /// instead of leaving them open. Their results are recorded as proved
+    /// with databases of that size. 0: never. Below 7 pieces only (from 7
+    /// on, --line-reach builds the slices the lines need).
+    #[arg(long, value_name = "SECONDS", default_value_t = super::settle::SETTLE_LIMIT_SECONDS)]
+    pub settle_limit: u64,
     /// Published trunk lines (default: fortman-trunks.pdn in the data folder).
     #[arg(long, value_name = "FILE")]
     pub trunks: Option<PathBuf>,
@@ -325,6 +335,30 @@ fn line_ends(
     reach: u32,
 ) -> anyhow::Result<Vec<engine::Position>> {
     let most = args.egdb_pieces + reach;
+    let smaller = args.egdb_pieces - 1;
+    let lines_with = || {
+        eprintln!(
+            "checkers: main lines first (databases to {smaller} pieces), then the {}-piece \
+             slices that their positions of up to {most} pieces may reach",
+            args.egdb_pieces
+        );
+        crate::oracle::open_egdb(smaller, Needs::All)
+    };
+    line_positions(store, chosen, sources, limits, pool, lines_with, most)
+}
+
+/// The positions of at most `most` pieces of the main lines of `chosen`,
+/// the lines built now (with the databases `oracle` opens, only if one
+/// is missing) and stored where the store has none.
+fn line_positions(
+    store: &Store,
+    chosen: &[&Ballot],
+    sources: &LineSources,
+    limits: &ExtendLimits,
+    pool: &rayon::ThreadPool,
+    oracle: impl FnOnce() -> anyhow::Result<Arc<dyn Oracle>>,
+    most: u32,
+) -> anyhow::Result<Vec<engine::Position>> {
     // Lines already stored need no databases: a rerun opens none here.
     let mut ends = Vec::new();
     let mut missing = Vec::new();
@@ -339,20 +373,14 @@ fn line_ends(
     if missing.is_empty() {
         return Ok(ends);
     }
-    let smaller = crate::oracle::open_egdb(args.egdb_pieces - 1, Needs::All)?;
-    let smaller: &dyn Oracle = smaller.as_ref();
-    eprintln!(
-        "checkers: main lines first (databases to {} pieces), then the {}-piece slices that \
-         their positions of up to {most} pieces may reach",
-        args.egdb_pieces - 1,
-        args.egdb_pieces
-    );
+    let oracle = oracle()?;
+    let oracle: &dyn Oracle = oracle.as_ref();
     let lines: Vec<anyhow::Result<Vec<engine::Position>>> = pool.install(|| {
         missing
             .par_iter()
             .map(|b| {
                 let mut searcher = Searcher::new(16);
-                let build = || build_line(b, sources, &mut searcher, smaller, limits);
+                let build = || build_line(b, sources, &mut searcher, oracle, limits);
                 let line = main_line(store, b, build)
                     .with_context(|| format!("ballot {}: main line", b.number))?;
                 Ok(ends_of(&line, most))
@@ -363,6 +391,59 @@ fn line_ends(
         ends.extend(l?);
     }
     Ok(ends)
+}
+
+/// The databases for a walk that settles the lines' positions of one
+/// piece more than `whole` (the run's databases, every slice): those
+/// positions' slices built first ([`super::settle`]) when the estimate
+/// is within `--settle-limit`, with the piece count the walk's results
+/// are then proved with; `None` when nothing is settled (nothing to
+/// settle, a build too long, `--settle-limit 0`, or builds turned off
+/// with nothing built). The lines are built first, with `whole`.
+#[allow(clippy::too_many_arguments)]
+fn settled(
+    store: &Store,
+    chosen: &[&Ballot],
+    sources: &LineSources,
+    limits: &ExtendLimits,
+    pool: &rayon::ThreadPool,
+    args: &RunArgs,
+    whole: &Arc<dyn Oracle>,
+) -> anyhow::Result<Option<(Arc<dyn Oracle>, u32)>> {
+    if args.settle_limit == 0 || args.egdb_pieces < 2 {
+        return Ok(None);
+    }
+    let pieces = args.egdb_pieces + 1;
+    let positions = line_positions(
+        store,
+        chosen,
+        sources,
+        limits,
+        pool,
+        || Ok(Arc::clone(whole)),
+        pieces,
+    )?;
+    let Some(plan) = super::settle::plan(&positions, args.egdb_pieces)? else {
+        return Ok(None);
+    };
+    // The builds run on every core, as `egdb build` does.
+    let threads = rayon::current_num_threads();
+    let what = plan.describe(threads);
+    let builds = crate::oracle::build_missing()?;
+    if !plan.missing.is_empty() && !builds {
+        eprintln!("checkers: not settled: {what}, and CHECKERS_EGDB_BUILD=no");
+        return Ok(None);
+    }
+    if plan.seconds(threads) > args.settle_limit as f64 {
+        eprintln!(
+            "checkers: not settled: {what}, more than --settle-limit {} s",
+            args.settle_limit
+        );
+        return Ok(None);
+    }
+    eprintln!("checkers: settling {what}");
+    let settled = crate::oracle::open_egdb(pieces, Needs::From(&plan.positions))?;
+    Ok(Some((settled, pieces)))
 }
 
 /// The positions of `line` of at most `most` pieces.
@@ -414,11 +495,19 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let reach = args
         .line_reach
         .or((args.egdb_pieces >= REACH_BUILD_FROM).then_some(LINE_REACH));
-    let oracle = if let (Some(reach), 3..) = (reach, args.egdb_pieces) {
+    // The databases the walk probes, and their size as its results record it.
+    let (oracle, proved_with) = if let (Some(reach), 3..) = (reach, args.egdb_pieces) {
         let ends = line_ends(&store, &chosen, &sources, &limits, &pool, &args, reach)?;
-        crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&ends))?
+        (
+            crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&ends))?,
+            args.egdb_pieces,
+        )
     } else {
-        crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?
+        let whole = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
+        match settled(&store, &chosen, &sources, &limits, &pool, &args, &whole)? {
+            Some((settled, pieces)) => (settled, pieces),
+            None => (whole, args.egdb_pieces),
+        }
     };
     let command: Vec<String> = std::env::args().collect();
     let run_id = store.begin_run(&command.join(" "))?;
@@ -426,11 +515,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let clock = if args.wall_clock { "wall" } else { "CPU" };
     eprintln!(
         "checkers: {} ballot(s), {threads} thread(s), {} {clock}-s per ballot, {} {clock}-s per \
-         position, databases to {} pieces, store {} ({} results), run {run_id}",
+         position, databases to {}, store {} ({} results), run {run_id}",
         chosen.len(),
         args.budget,
         args.position_budget,
-        args.egdb_pieces,
+        if proved_with > args.egdb_pieces {
+            format!(
+                "{} pieces and the slices of {proved_with} that the lines reach",
+                args.egdb_pieces
+            )
+        } else {
+            format!("{} pieces", args.egdb_pieces)
+        },
         path.display(),
         live.len()
     );
@@ -455,7 +551,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         settings: ProverSettings {
             solver: args.solver.kind(),
             table_entries: args.table_entries,
-            egdb_pieces: args.egdb_pieces,
+            egdb_pieces: proved_with,
             clock: if args.wall_clock {
                 Clock::Wall
             } else {
