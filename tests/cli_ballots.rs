@@ -356,6 +356,60 @@ fn the_run_settles_the_positions_one_piece_above_the_databases() {
     assert!(built(dir, 4).is_empty(), "{:?}", built(dir, 4));
 }
 
+/// `ballots lines` builds and stores a line without walking it, then
+/// reads it back: one JSON object per ballot whose plies, origins and end
+/// are the stored line's, and a table with its summary.
+#[test]
+fn lines_are_built_stored_and_summarised_without_a_walk() {
+    let tmp = common::temp_dir("lines");
+    let dir = tmp.path();
+    let lines = |extra: &[&str]| {
+        common::checkers_in(dir)
+            .args([
+                "ballots",
+                "lines",
+                "--store",
+                "s.sqlite",
+                "--egdb-pieces",
+                "3",
+            ])
+            .args(["--line-depth", "6", "--threads", "1", "--ballot", "5", "7"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = lines(&["--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: Vec<serde_json::Value> = text(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    let store = Store::open_readonly(dir.join("s.sqlite")).unwrap();
+    for (row, n) in rows.iter().zip([5, 7]) {
+        assert_eq!(row["ballot"], n);
+        let line = store.main_line(n).unwrap();
+        assert_eq!(row["plies"], line.len());
+        let counted: u64 = row["origins"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|v| v.as_u64().unwrap())
+            .sum();
+        assert_eq!(counted as usize, line.len());
+        let last = line.last().unwrap().position;
+        assert_eq!(row["end"]["pieces"], last.piece_count());
+        assert_eq!(row["end"]["fen"], engine::notation::fen::to_fen(&last));
+        assert!(
+            ["databases", "settle", "search"].contains(&row["end"]["settled_by"].as_str().unwrap())
+        );
+    }
+    assert!(store.job_records(5).unwrap().is_empty(), "it walked");
+    let out = lines(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    common::assert_says(&text(&out.stdout), "2 lines: ");
+}
+
 #[test]
 fn bad_arguments_are_refused_with_a_reason() {
     let tmp = common::temp_dir("run-bad");

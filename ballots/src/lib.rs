@@ -10,6 +10,7 @@ pub mod extend;
 pub mod frontier;
 pub mod job;
 pub mod line;
+pub mod lines;
 pub mod manager;
 pub mod plan;
 pub mod report;

@@ -171,7 +171,7 @@ fn cells(s: &BallotStatus) -> [String; 12] {
     [
         s.number.to_string(),
         s.moves.clone(),
-        s.name.clone(),
+        name_cell(s),
         s.last_ply.map_or("-".into(), |p| p.to_string()),
         opt(&s.frontier_ply),
         opt(&s.frontier_pieces),
@@ -187,6 +187,23 @@ fn cells(s: &BallotStatus) -> [String; 12] {
         opt(&s.nodes),
         opt(&s.proof_size),
     ]
+}
+
+/// Whether `s` is one of the ballots barred as believed lost, whose
+/// lines are expected to be decisive.
+pub fn is_barred(s: &BallotStatus) -> bool {
+    s.deck == crate::deck::DeckKind::Barred.name()
+}
+
+/// The name column: the opening's name, and `barred` for a barred
+/// ballot (a decisive line or a win proved there is what it is barred
+/// for).
+fn name_cell(s: &BallotStatus) -> String {
+    match (is_barred(s), s.name.is_empty()) {
+        (false, _) => s.name.clone(),
+        (true, true) => "(barred)".to_string(),
+        (true, false) => format!("{} (barred)", s.name),
+    }
 }
 
 /// One-line summary: ballots with a line, with a frontier, mean frontier,
@@ -208,9 +225,18 @@ pub fn summary(rows: &[BallotStatus]) -> String {
         .filter(|r| r.frontier_ply.is_some() && r.frontier_score.is_some_and(|s| !is_decisive(s)))
         .count();
     let flagged = rows.iter().filter(|r| r.decisive.is_some()).count();
+    let flagged_barred = rows
+        .iter()
+        .filter(|r| r.decisive.is_some() && is_barred(r))
+        .count();
+    let barred = if flagged_barred > 0 {
+        format!(" ({flagged_barred} of them barred ballots)")
+    } else {
+        String::new()
+    };
     format!(
         "{} ballots: {} with a main line, {} with a frontier (mean frontier ply {}, earliest {}); \
-         {} frontiers where the engine's score is level, {} lines decisive by the engine",
+         {} frontiers where the engine's score is level, {} lines decisive by the engine{barred}",
         rows.len(),
         lines,
         fronts.len(),

@@ -211,3 +211,35 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
     assert_eq!(files.len(), 3);
     assert_eq!(std::fs::read_to_string(&files[1]).unwrap(), lines);
 }
+
+/// A barred ballot is marked in the frontier table's name column, and the
+/// summary counts the decisive lines that are barred ballots apart; the
+/// others are not marked.
+#[test]
+fn barred_ballots_are_marked_in_the_table() {
+    let deck = Deck::builtin();
+    let (_dir, s) = temp_store("barred");
+    let barred = deck.select(Selection::Barred)[0];
+    let open = deck.get(1).unwrap();
+    assert_ne!(open.deck, ballots::deck::DeckKind::Barred);
+    let mut rows = status(&s, &[barred, open]).unwrap();
+    assert!(is_barred(&rows[0]) && !is_barred(&rows[1]));
+    let text = to_text(&rows, false);
+    let mark = |number: u32| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{number} ")))
+            .unwrap()
+            .contains("(barred)")
+    };
+    assert!(mark(barred.number), "{text}");
+    assert!(!mark(open.number), "{text}");
+    assert!(!summary(&rows).contains("barred"), "{}", summary(&rows));
+    let decisive = ballots::score::Decisive { ply: 9, score: 250 };
+    rows[0].decisive = Some(decisive);
+    rows[1].decisive = Some(decisive);
+    assert!(
+        summary(&rows).ends_with("2 lines decisive by the engine (1 of them barred ballots)"),
+        "{}",
+        summary(&rows)
+    );
+}

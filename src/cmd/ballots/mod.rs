@@ -6,6 +6,7 @@
 //! the current directory, then from the folders above the executable),
 //! else the copy built into the program.
 
+mod lines;
 mod run;
 mod settle;
 
@@ -78,6 +79,14 @@ enum BallotsCommand {
     /// Run the ballot jobs: build each main line, then prove it backward
     /// from its end, storing every result (resumable: run it again).
     Run(run::RunArgs),
+    /// The main lines without walking them: builds (and stores) those the
+    /// store lacks, then per ballot where the moves came from, the plies
+    /// where the engine's score moves by a man or more against the side
+    /// that moved, where the line turns decisive, and how it ends
+    /// (pieces, why, and whether the databases, the walk's settling one
+    /// piece above them, or only a search settles it); barred ballots,
+    /// whose lines are expected to be decisive, are marked.
+    Lines(lines::LinesArgs),
     /// Where each ballot's job stands: main line length, frontier ply
     /// (earliest proved ply) and its piece count, value, time, nodes,
     /// proof size; then, for each ballot whose walk is open, the frontier
@@ -135,6 +144,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     match args.command {
         BallotsCommand::List { deck, json } => list(&deck, json),
         BallotsCommand::Run(a) => run::run(a),
+        BallotsCommand::Lines(a) => lines::run(a),
         BallotsCommand::Status { which, store, json } => {
             let (s, rows) = statuses(&which, &store)?;
             if json {

@@ -143,14 +143,39 @@ pub struct RunArgs {
     pub archive: Option<PathBuf>,
 }
 
+/// How far the engine extends a main line for a run with databases of
+/// `egdb_pieces` pieces, searching each move to `depth`.
+pub fn line_limits(egdb_pieces: u32, depth: u32) -> ExtendLimits {
+    ExtendLimits {
+        per_move: Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
+        max_plies: 400,
+        settle_pieces: egdb_pieces,
+        quiet_plies: ExtendLimits::QUIET_PLIES,
+        shuffle_pieces: egdb_pieces + 1,
+    }
+}
+
 /// Reads the trunks and the archive; a missing default file is a warning
 /// (the lines then come from the engine), a missing or bad explicit file
 /// an error.
 fn load_sources(args: &RunArgs) -> anyhow::Result<LineSources> {
+    line_sources(args.trunks.as_deref(), args.archive.as_deref())
+}
+
+/// The published trunks (`trunks`, else fortman-trunks.pdn in the data
+/// folder) and the master-game archive (`archive`, else
+/// games/acf-archive.pdn) that main lines follow; a missing default file
+/// is a warning, a missing or bad explicit file an error.
+pub fn line_sources(
+    trunks: Option<&std::path::Path>,
+    archive: Option<&std::path::Path>,
+) -> anyhow::Result<LineSources> {
     let mut sources = LineSources::default();
-    match args
-        .trunks
-        .clone()
+    match trunks
+        .map(PathBuf::from)
         .or_else(|| find_data_file("fortman-trunks.pdn"))
     {
         Some(p) => {
@@ -160,9 +185,8 @@ fn load_sources(args: &RunArgs) -> anyhow::Result<LineSources> {
         }
         None => eprintln!("checkers: no fortman-trunks.pdn found; main lines without trunks"),
     }
-    match args
-        .archive
-        .clone()
+    match archive
+        .map(PathBuf::from)
         .or_else(|| find_data_file("games/acf-archive.pdn"))
     {
         Some(p) => {
@@ -400,7 +424,6 @@ fn line_positions(
 /// are then proved with; `None` when nothing is settled (nothing to
 /// settle, a build too long, `--settle-limit 0`, or builds turned off
 /// with nothing built). The lines are built first, with `whole`.
-#[allow(clippy::too_many_arguments)]
 fn settled(
     store: &Store,
     chosen: &[&Ballot],
@@ -477,16 +500,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let chosen = choose(&deck, &args)?;
     let path = args.store.path();
     let store = Store::open(&path)?;
-    let limits = ExtendLimits {
-        per_move: Limits {
-            depth: Some(args.line_depth),
-            ..Limits::default()
-        },
-        max_plies: 400,
-        settle_pieces: args.egdb_pieces,
-        quiet_plies: ExtendLimits::QUIET_PLIES,
-        shuffle_pieces: args.egdb_pieces + 1,
-    };
+    let limits = line_limits(args.egdb_pieces, args.line_depth);
     let sources = load_sources(&args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

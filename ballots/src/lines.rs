@@ -1,0 +1,238 @@
+//! What a main line is, without walking it: where its moves came from,
+//! the plies where the engine's score moves against the side that moved,
+//! whether it turns decisive, and how it ends (`checkers ballots lines`).
+//!
+//! A frontier says something about a ballot only when its line is best
+//! play and its walk can start: a line that hands one side a man is not
+//! the main line of a drawn ballot, and a line ending above what the
+//! databases and the walk can settle leaves its walk nothing to stand on.
+
+use crate::extend::{stop_reason, ExtendLimits, ExtendStop};
+use crate::line::MainLine;
+use crate::score::{decisive_from, Decisive, MAN};
+use engine::search::Limits;
+use engine::{Color, Position};
+use proofdb::Origin;
+
+/// A ply where the engine's score moved by a man or more against the side
+/// that played it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Swing {
+    /// The ply (its move made the swing).
+    pub ply: u32,
+    /// The side that moved.
+    pub mover: Color,
+    /// The score before the move (White's view, hundredths of a man).
+    pub before: i32,
+    /// The score after it (White's view).
+    pub after: i32,
+}
+
+/// What settles a line's last position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SettledBy {
+    /// The run's databases (at most their pieces).
+    Databases,
+    /// The walk settles it by building the slices one piece above the
+    /// databases that it reaches (`ballots run --settle-limit`).
+    Settle,
+    /// Only a search can: the walk starts from a proof it may not find.
+    Search,
+}
+
+impl SettledBy {
+    /// `databases`, `settle` or `search`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SettledBy::Databases => "databases",
+            SettledBy::Settle => "settle",
+            SettledBy::Search => "search",
+        }
+    }
+}
+
+/// How a line ends: why its extension stopped, as far as the line shows
+/// it (`None`: the engine stopped on a repetition or the ply limit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineEnd {
+    /// Its pieces.
+    pub pieces: u32,
+    /// Why the line stops there.
+    pub stop: Option<ExtendStop>,
+    /// What settles it.
+    pub settled_by: SettledBy,
+}
+
+/// A line's summary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineSummary {
+    /// Its plies.
+    pub plies: usize,
+    /// Plies per origin, in [`Origin`]'s order, those with none left out.
+    pub origins: Vec<(Origin, usize)>,
+    /// The plies whose move lost a man or more by the engine's score.
+    pub swings: Vec<Swing>,
+    /// Where it turns decisive by the engine's score.
+    pub decisive: Option<Decisive>,
+    /// How it ends.
+    pub end: LineEnd,
+}
+
+impl LineSummary {
+    /// The summary of `line` for a run with databases of `egdb_pieces`,
+    /// `settled` saying which positions they settle.
+    pub fn of(
+        line: &MainLine,
+        egdb_pieces: u32,
+        settled: &dyn Fn(&Position) -> bool,
+    ) -> LineSummary {
+        let origins = [Origin::Published, Origin::Archive, Origin::Engine]
+            .into_iter()
+            .map(|o| (o, line.plies.iter().filter(|p| p.origin == o).count()))
+            .filter(|&(_, n)| n > 0)
+            .collect();
+        let scores = line
+            .plies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i as u32 + 1, p.score));
+        LineSummary {
+            plies: line.len(),
+            origins,
+            swings: swings(line),
+            decisive: decisive_from(scores),
+            end: line_end(line, egdb_pieces, settled),
+        }
+    }
+}
+
+/// The plies of `line` whose move moved the engine's score (White's view,
+/// from the position before to the position after) by a man or more
+/// against the side that moved. Plies next to an unscored position are
+/// skipped.
+pub fn swings(line: &MainLine) -> Vec<Swing> {
+    let mut out = Vec::new();
+    let mut before: Option<i32> = None;
+    for (i, p) in line.plies.iter().enumerate() {
+        let mover = line.position(i).side_to_move();
+        if let (Some(b), Some(a)) = (before, p.score) {
+            let lost = match mover {
+                Color::White => b - a,
+                Color::Black => a - b,
+            };
+            if lost >= MAN {
+                out.push(Swing {
+                    ply: i as u32 + 1,
+                    mover,
+                    before: b,
+                    after: a,
+                });
+            }
+        }
+        before = p.score;
+    }
+    out
+}
+
+/// How `line` ends for a run with databases of `egdb_pieces`, `settled`
+/// saying which positions they settle (a position of more pieces whose
+/// captures lead into them, say): its stop as the extension's rules give
+/// it for the last position, and what settles it.
+pub fn line_end(line: &MainLine, egdb_pieces: u32, settled: &dyn Fn(&Position) -> bool) -> LineEnd {
+    let limits = ExtendLimits {
+        per_move: Limits::default(),
+        max_plies: usize::MAX,
+        settle_pieces: egdb_pieces,
+        quiet_plies: ExtendLimits::QUIET_PLIES,
+        shuffle_pieces: egdb_pieces + 1,
+    };
+    let last = line.last();
+    let pieces = last.piece_count();
+    let settled_by = if pieces <= egdb_pieces || settled(&last) {
+        SettledBy::Databases
+    } else if pieces == egdb_pieces + 1 {
+        SettledBy::Settle
+    } else {
+        SettledBy::Search
+    };
+    LineEnd {
+        pieces,
+        stop: stop_reason(line, &limits, settled),
+        settled_by,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line of `moves` (PDN squares, each legal in turn), every ply
+    /// scored by `scores` (White's view).
+    fn line_of(moves: &[&str], scores: &[Option<i32>]) -> MainLine {
+        let mut line = MainLine::default();
+        for m in moves {
+            let (a, b) = m.split_once('-').unwrap();
+            assert!(line.push_squares(a.parse().unwrap(), b.parse().unwrap(), Origin::Engine));
+        }
+        for (p, s) in line.plies.iter_mut().zip(scores) {
+            p.score = *s;
+        }
+        line
+    }
+
+    /// A swing is a loss of a man for the side that moved, whichever its
+    /// colour; a gain, or a loss of less, is none.
+    #[test]
+    fn swings_are_losses_of_the_mover() {
+        // Black moves first (plies 1, 3), White second (2, 4).
+        let line = line_of(
+            &["9-13", "22-18", "13-17", "21-14"],
+            &[Some(0), Some(-20), Some(110), Some(0)],
+        );
+        // Ply 3 (Black): -20 -> +110 is Black losing 1.30 men; ply 4
+        // (White): +110 -> 0 is White losing 1.10 men.
+        assert_eq!(
+            swings(&line),
+            vec![
+                Swing {
+                    ply: 3,
+                    mover: Color::Black,
+                    before: -20,
+                    after: 110
+                },
+                Swing {
+                    ply: 4,
+                    mover: Color::White,
+                    before: 110,
+                    after: 0
+                }
+            ]
+        );
+        let calm = line_of(&["9-13", "22-18"], &[Some(0), Some(-99)]);
+        assert!(swings(&calm).is_empty());
+        let unscored = line_of(&["9-13", "22-18", "13-17"], &[Some(0), None, Some(300)]);
+        assert!(swings(&unscored).is_empty());
+    }
+
+    /// What settles a line's end follows its pieces against the
+    /// databases'; the summary counts origins and keeps the plies.
+    #[test]
+    fn the_end_is_settled_by_the_databases_the_settle_or_a_search() {
+        let line = line_of(&["9-13", "22-18"], &[None, None]);
+        let none = |_: &Position| false;
+        assert_eq!(line_end(&line, 5, &none).settled_by, SettledBy::Search);
+        assert_eq!(line_end(&line, 5, &none).pieces, 24);
+        assert_eq!(line_end(&line, 5, &none).stop, None);
+        assert_eq!(line_end(&line, 24, &none).settled_by, SettledBy::Databases);
+        assert_eq!(line_end(&line, 24, &none).stop, Some(ExtendStop::Settled));
+        assert_eq!(line_end(&line, 23, &none).settled_by, SettledBy::Settle);
+        // A position the databases answer (its captures lead into them).
+        let all = |_: &Position| true;
+        assert_eq!(line_end(&line, 5, &all).settled_by, SettledBy::Databases);
+        assert_eq!(line_end(&line, 5, &all).stop, Some(ExtendStop::Settled));
+        let s = LineSummary::of(&line, 5, &none);
+        assert_eq!(s.plies, 2);
+        assert_eq!(s.origins, vec![(Origin::Engine, 2)]);
+        assert_eq!(s.decisive, None);
+    }
+}

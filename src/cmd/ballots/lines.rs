@@ -1,0 +1,259 @@
+//! `checkers ballots lines`: the main lines without their walks. Builds
+//! the lines the store lacks (as `ballots run` does, and stores them),
+//! reads back the others, and prints per ballot where the moves came
+//! from, the plies where the engine's score moves by a man against the
+//! side that moved, whether the line turns decisive, and how it ends
+//! (pieces, why, and whether the databases, the walk's settling of the
+//! positions one piece above them, or only a search settles it).
+
+use crate::cli::StoreArg;
+use anyhow::Context;
+use ballots::deck::{Ballot, Deck, DeckKind, Selection};
+use ballots::lines::{LineSummary, SettledBy};
+use ballots::plan::{build_line, main_line};
+use ballots::score::advantage_text;
+use engine::notation::fen::to_fen;
+use engine::search::Searcher;
+use engine::Oracle;
+use proofdb::Store;
+use rayon::prelude::*;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Arguments of `checkers ballots lines`.
+#[derive(clap::Args, Debug)]
+pub struct LinesArgs {
+    /// These ballots (ACF numbers). Without it and without --deck: the
+    /// ballots `ballots run` runs by default (1-4).
+    #[arg(long = "ballot", value_name = "N", num_args = 1.., conflicts_with = "deck")]
+    pub ballots: Vec<u32>,
+    /// A whole deck: all (174), 156, 144, barred.
+    #[arg(long, value_name = "all|156|144|barred")]
+    pub deck: Option<Selection>,
+    /// Ballot table (default: as for `ballots list`).
+    #[arg(long, value_name = "FILE")]
+    pub ballots_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// The databases a line is built with (and ends at), and against
+    /// which its end is judged, as `ballots run --egdb-pieces`.
+    #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES,
+          value_parser = crate::limits::egdb_pieces)]
+    pub egdb_pieces: u32,
+    /// Depth of the engine's search for each move it adds and each score
+    /// (as `ballots run --line-depth`).
+    #[arg(long, default_value_t = 14, value_parser = crate::limits::depth)]
+    pub line_depth: u32,
+    /// Worker threads building lines (default: all cores).
+    #[arg(long, value_parser = crate::limits::threads)]
+    pub threads: Option<usize>,
+    /// Published trunk lines (default: fortman-trunks.pdn in the data folder).
+    #[arg(long, value_name = "FILE")]
+    pub trunks: Option<PathBuf>,
+    /// Master-game archive (default: games/acf-archive.pdn in the data folder).
+    #[arg(long, value_name = "FILE")]
+    pub archive: Option<PathBuf>,
+    /// JSON Lines: one object per ballot.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One ballot's line and its summary.
+struct Row<'d> {
+    ballot: &'d Ballot,
+    summary: LineSummary,
+    end_fen: String,
+}
+
+/// Runs `checkers ballots lines`.
+pub fn run(args: LinesArgs) -> anyhow::Result<()> {
+    let deck = Deck::locate(args.ballots_file.as_deref())?;
+    let chosen: Vec<&Ballot> = match args.deck {
+        Some(sel) => deck.select(sel),
+        None => {
+            let numbers = if args.ballots.is_empty() {
+                super::run::DEFAULT_BALLOTS.to_vec()
+            } else {
+                args.ballots.clone()
+            };
+            numbers
+                .iter()
+                .map(|&n| {
+                    deck.get(n)
+                        .with_context(|| format!("no ballot {n} in {}", deck.source()))
+                })
+                .collect::<anyhow::Result<_>>()?
+        }
+    };
+    let store = Store::open(args.store.path())?;
+    let missing: Vec<&Ballot> = chosen
+        .iter()
+        .copied()
+        .filter(|b| matches!(ballots::plan::stored_line(&store, b.number), Ok(None)))
+        .collect();
+    // The lines are built with the databases, and their ends judged by them.
+    let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
+    let oracle = oracle.as_ref();
+    if !missing.is_empty() {
+        build_missing(&store, &missing, &args, oracle)?;
+    }
+    let settled = |p: &engine::Position| oracle.probe(p).is_some();
+    let mut rows = Vec::new();
+    for b in &chosen {
+        let line = ballots::plan::stored_line(&store, b.number)
+            .with_context(|| format!("ballot {}: main line", b.number))?
+            .with_context(|| format!("ballot {}: no main line", b.number))?;
+        rows.push(Row {
+            ballot: b,
+            summary: LineSummary::of(&line, args.egdb_pieces, &settled),
+            end_fen: to_fen(&line.last()),
+        });
+    }
+    if args.json {
+        let mut out = String::new();
+        for r in &rows {
+            out += &json_line(r).to_string();
+            out.push('\n');
+        }
+        crate::cli::emit(&out)
+    } else {
+        crate::cli::emit(&text(&rows, args.egdb_pieces))
+    }
+}
+
+/// Builds and stores the lines of `missing`, with a progress bar.
+fn build_missing(
+    store: &Store,
+    missing: &[&Ballot],
+    args: &LinesArgs,
+    oracle: &dyn Oracle,
+) -> anyhow::Result<()> {
+    let sources = super::run::line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
+    let limits = super::run::line_limits(args.egdb_pieces, args.line_depth);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
+        .build()
+        .context("starting the worker threads")?;
+    let bar = crate::progress::counter_bar(missing.len() as u64, "building main lines");
+    let built: Vec<anyhow::Result<()>> = pool.install(|| {
+        missing
+            .par_iter()
+            .map(|b| {
+                let mut searcher = Searcher::new(16);
+                let build = || build_line(b, &sources, &mut searcher, oracle, &limits);
+                main_line(store, b, build)
+                    .with_context(|| format!("ballot {}: main line", b.number))?;
+                bar.inc(1);
+                Ok(())
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    built.into_iter().collect()
+}
+
+/// Whether a ballot is one of those barred as believed lost: its line is
+/// expected to be decisive.
+fn barred(b: &Ballot) -> bool {
+    b.deck == DeckKind::Barred
+}
+
+/// The table and its summary.
+fn text(rows: &[Row], egdb_pieces: u32) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{:>6}  {:<17}  {:<7}  {:>5}  {:<34}  {:<26}  {:<24}  end",
+        "ballot", "moves", "deck", "plies", "origins", "score moves (ply: mover)", "decisive"
+    );
+    for r in rows {
+        let s = &r.summary;
+        let origins: Vec<String> = s
+            .origins
+            .iter()
+            .map(|(o, n)| format!("{} {n}", o.name()))
+            .collect();
+        let swings: Vec<String> = s
+            .swings
+            .iter()
+            .take(3)
+            .map(|w| format!("{}: {:?}", w.ply, w.mover))
+            .collect();
+        let more = s.swings.len().saturating_sub(3);
+        let swings = match (swings.is_empty(), more) {
+            (true, _) => "-".to_string(),
+            (false, 0) => swings.join(", "),
+            (false, m) => format!("{} +{m}", swings.join(", ")),
+        };
+        let decisive = s.decisive.map_or("-".to_string(), |d| {
+            format!("ply {}: {}", d.ply, advantage_text(d.score))
+        });
+        let stop = s.end.stop.map_or("engine stopped", |x| x.name());
+        let _ = writeln!(
+            out,
+            "{:>6}  {:<17}  {:<7}  {:>5}  {:<34}  {:<26}  {:<24}  {} pieces, {stop}, {} {}",
+            r.ballot.number,
+            r.ballot.moves_text(),
+            if barred(r.ballot) { "barred" } else { "" },
+            s.plies,
+            origins.join(", "),
+            swings,
+            decisive,
+            s.end.pieces,
+            s.end.settled_by.name(),
+            r.end_fen,
+        );
+    }
+    let decisive: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.summary.decisive.is_some())
+        .collect();
+    let decisive_barred = decisive.iter().filter(|r| barred(r.ballot)).count();
+    let search = rows
+        .iter()
+        .filter(|r| r.summary.end.settled_by == SettledBy::Search)
+        .count();
+    let swinging = rows.iter().filter(|r| !r.summary.swings.is_empty()).count();
+    let _ = writeln!(
+        out,
+        "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots), {swinging} \
+         with a move that loses a man or more by the engine's score, {search} ending where only a \
+         search settles the position (more than {} pieces, one above the {egdb_pieces}-piece \
+         databases)",
+        rows.len(),
+        decisive.len(),
+        egdb_pieces + 1,
+    );
+    out
+}
+
+/// One ballot as a JSON object.
+fn json_line(r: &Row) -> serde_json::Value {
+    let s = &r.summary;
+    let origins: serde_json::Map<String, serde_json::Value> = s
+        .origins
+        .iter()
+        .map(|(o, n)| (o.name().to_string(), json!(n)))
+        .collect();
+    json!({
+        "ballot": r.ballot.number,
+        "moves": r.ballot.moves_text(),
+        "barred": barred(r.ballot),
+        "plies": s.plies,
+        "origins": origins,
+        "swings": s.swings.iter().map(|w| json!({
+            "ply": w.ply,
+            "mover": format!("{:?}", w.mover),
+            "before": w.before,
+            "after": w.after,
+        })).collect::<Vec<_>>(),
+        "decisive": s.decisive.map(|d| json!({"ply": d.ply, "score": d.score})),
+        "end": {
+            "pieces": s.end.pieces,
+            "stop": s.end.stop.map(|x| x.name()),
+            "settled_by": s.end.settled_by.name(),
+            "fen": r.end_fen,
+        },
+    })
+}
