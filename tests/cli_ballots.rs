@@ -289,17 +289,8 @@ fn the_run_settles_the_positions_one_piece_above_the_databases() {
             .collect()
     };
     let run_with = |dir: &Path, limit: &str| {
-        common::checkers_in(dir)
-            .args([
-                "ballots",
-                "run",
-                "--store",
-                "s.sqlite",
-                "--egdb-pieces",
-                "3",
-            ])
-            .args(["--line-depth", "6", "--threads", "1", "--ballot", "5"])
-            .args(["--budget", "3", "--position-budget", "1"])
+        let args = ["--ballot", "5", "--budget", "3", "--position-budget", "1"];
+        common::ballots_run_with(dir, "3", &args)
             .args(["--settle-limit", limit])
             .output()
             .unwrap()

@@ -169,6 +169,11 @@ pub fn checkers_in(dir: &Path) -> Command {
 /// thread, then `args`.
 #[allow(dead_code)]
 pub fn ballots_run(dir: &Path, args: &[&str]) -> Command {
+    ballots_run_with(dir, "4", args)
+}
+
+/// [`ballots_run`] with databases of `pieces` pieces.
+pub fn ballots_run_with(dir: &Path, pieces: &str, args: &[&str]) -> Command {
     let mut c = checkers_in(dir);
     c.args([
         "ballots",
@@ -176,7 +181,7 @@ pub fn ballots_run(dir: &Path, args: &[&str]) -> Command {
         "--store",
         "s.sqlite",
         "--egdb-pieces",
-        "4",
+        pieces,
     ])
     .args(["--line-depth", "6", "--threads", "1"])
     .args(args);

@@ -8,7 +8,7 @@
 
 use crate::cli::StoreArg;
 use anyhow::Context;
-use ballots::deck::{Ballot, Deck, DeckKind, Selection};
+use ballots::deck::{Ballot, DeckKind};
 use ballots::lines::{LineSummary, SettledBy};
 use ballots::plan::{build_line, main_line};
 use ballots::score::advantage_text;
@@ -24,16 +24,8 @@ use std::path::PathBuf;
 /// Arguments of `checkers ballots lines`.
 #[derive(clap::Args, Debug)]
 pub struct LinesArgs {
-    /// These ballots (ACF numbers). Without it and without --deck: the
-    /// ballots `ballots run` runs by default (1-4).
-    #[arg(long = "ballot", value_name = "N", num_args = 1.., conflicts_with = "deck")]
-    pub ballots: Vec<u32>,
-    /// A whole deck: all (174), 156, 144, barred.
-    #[arg(long, value_name = "all|156|144|barred")]
-    pub deck: Option<Selection>,
-    /// Ballot table (default: as for `ballots list`).
-    #[arg(long, value_name = "FILE")]
-    pub ballots_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub which: super::run::ChosenBallots,
     #[command(flatten)]
     pub store: StoreArg,
     /// The databases a line is built with (and ends at), and against
@@ -68,24 +60,8 @@ struct Row<'d> {
 
 /// Runs `checkers ballots lines`.
 pub fn run(args: LinesArgs) -> anyhow::Result<()> {
-    let deck = Deck::locate(args.ballots_file.as_deref())?;
-    let chosen: Vec<&Ballot> = match args.deck {
-        Some(sel) => deck.select(sel),
-        None => {
-            let numbers = if args.ballots.is_empty() {
-                super::run::DEFAULT_BALLOTS.to_vec()
-            } else {
-                args.ballots.clone()
-            };
-            numbers
-                .iter()
-                .map(|&n| {
-                    deck.get(n)
-                        .with_context(|| format!("no ballot {n} in {}", deck.source()))
-                })
-                .collect::<anyhow::Result<_>>()?
-        }
-    };
+    let deck = args.which.deck()?;
+    let chosen = args.which.choose(&deck)?;
     let store = Store::open(args.store.path())?;
     let missing: Vec<&Ballot> = chosen
         .iter()

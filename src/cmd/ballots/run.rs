@@ -42,19 +42,53 @@ pub const LINE_REACH: u32 = 1;
 /// below it the whole set takes minutes at most.
 pub const REACH_BUILD_FROM: u32 = 7;
 
-/// Arguments of `checkers ballots run`.
+/// Which ballots `ballots run` and `ballots lines` take.
 #[derive(clap::Args, Debug)]
-pub struct RunArgs {
-    /// Run these ballots (ACF numbers). Without it and without --deck:
+pub struct ChosenBallots {
+    /// These ballots (ACF numbers). Without it and without --deck:
     /// ballots 1-4.
     #[arg(long = "ballot", value_name = "N", num_args = 1.., conflicts_with = "deck")]
     pub ballots: Vec<u32>,
-    /// Run a whole deck: all (174), 156, 144, barred.
+    /// A whole deck: all (174), 156, 144, barred.
     #[arg(long, value_name = "all|156|144|barred")]
     pub deck: Option<Selection>,
     /// Ballot table (default: as for `ballots list`).
     #[arg(long, value_name = "FILE")]
     pub ballots_file: Option<PathBuf>,
+}
+
+impl ChosenBallots {
+    /// The ballot table.
+    pub fn deck(&self) -> anyhow::Result<Deck> {
+        Ok(Deck::locate(self.ballots_file.as_deref())?)
+    }
+
+    /// The ballots of `deck` chosen: `--deck`, else `--ballot`, else
+    /// [`DEFAULT_BALLOTS`]; a number the deck lacks is an error naming it.
+    pub fn choose<'d>(&self, deck: &'d Deck) -> anyhow::Result<Vec<&'d Ballot>> {
+        if let Some(sel) = self.deck {
+            return Ok(deck.select(sel));
+        }
+        let numbers: Vec<u32> = if self.ballots.is_empty() {
+            DEFAULT_BALLOTS.to_vec()
+        } else {
+            self.ballots.clone()
+        };
+        numbers
+            .iter()
+            .map(|&n| {
+                deck.get(n)
+                    .with_context(|| format!("no ballot {n} in {}", deck.source()))
+            })
+            .collect()
+    }
+}
+
+/// Arguments of `checkers ballots run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub which: ChosenBallots,
     /// Seconds per ballot in this run (at most 365 days): CPU seconds of
     /// the threads that search (wall seconds with --wall-clock), so that
     /// a loaded machine proves what an idle one does.
@@ -132,7 +166,8 @@ pub struct RunArgs {
     /// many seconds, so that the walk finds those plies in the databases
     /// instead of leaving them open. Their results are recorded as proved
     /// with databases of that size. 0: never. Below 7 pieces only (from 7
-    /// on, --line-reach builds the slices the lines need).
+    /// on, --line-reach builds the slices the lines need), and not with
+    /// CHECKERS_EGDB_BUILD=no.
     #[arg(long, value_name = "SECONDS", default_value_t = super::settle::SETTLE_LIMIT_SECONDS)]
     pub settle_limit: u64,
     /// Published trunk lines (default: fortman-trunks.pdn in the data folder).
@@ -228,24 +263,6 @@ fn usable(path: &std::path::Path, games: &[Game], used: usize, what: &str) -> an
         );
     }
     Ok(())
-}
-
-fn choose<'d>(deck: &'d Deck, args: &RunArgs) -> anyhow::Result<Vec<&'d Ballot>> {
-    if let Some(sel) = args.deck {
-        return Ok(deck.select(sel));
-    }
-    let numbers: Vec<u32> = if args.ballots.is_empty() {
-        DEFAULT_BALLOTS.to_vec()
-    } else {
-        args.ballots.clone()
-    };
-    numbers
-        .iter()
-        .map(|&n| {
-            deck.get(n)
-                .with_context(|| format!("no ballot {n} in {}", deck.source()))
-        })
-        .collect()
 }
 
 /// Everything a ballot's job shares with the others.
@@ -350,11 +367,7 @@ fn run_ballot(
 /// where the walk's searches start, so what decides which slices of the
 /// largest size to build ([`Needs::From`]).
 fn line_ends(
-    store: &Store,
-    chosen: &[&Ballot],
-    sources: &LineSources,
-    limits: &ExtendLimits,
-    pool: &rayon::ThreadPool,
+    lines: &LineWork,
     args: &RunArgs,
     reach: u32,
 ) -> anyhow::Result<Vec<engine::Position>> {
@@ -368,21 +381,34 @@ fn line_ends(
         );
         crate::oracle::open_egdb(smaller, Needs::All)
     };
-    line_positions(store, chosen, sources, limits, pool, lines_with, most)
+    line_positions(lines, lines_with, most)
+}
+
+/// What building the main lines of a run takes: the store they go to,
+/// the ballots, the trunks and archive, the engine's limits, the threads.
+struct LineWork<'a> {
+    store: &'a Store,
+    chosen: &'a [&'a Ballot],
+    sources: &'a LineSources,
+    limits: &'a ExtendLimits,
+    pool: &'a rayon::ThreadPool,
 }
 
 /// The positions of at most `most` pieces of the main lines of `chosen`,
 /// the lines built now (with the databases `oracle` opens, only if one
 /// is missing) and stored where the store has none.
 fn line_positions(
-    store: &Store,
-    chosen: &[&Ballot],
-    sources: &LineSources,
-    limits: &ExtendLimits,
-    pool: &rayon::ThreadPool,
+    work: &LineWork,
     oracle: impl FnOnce() -> anyhow::Result<Arc<dyn Oracle>>,
     most: u32,
 ) -> anyhow::Result<Vec<engine::Position>> {
+    let LineWork {
+        store,
+        chosen,
+        sources,
+        limits,
+        pool,
+    } = *work;
     // Lines already stored need no databases: a rerun opens none here.
     let mut ends = Vec::new();
     let mut missing = Vec::new();
@@ -422,41 +448,34 @@ fn line_positions(
 /// positions' slices built first ([`super::settle`]) when the estimate
 /// is within `--settle-limit`, with the piece count the walk's results
 /// are then proved with; `None` when nothing is settled (nothing to
-/// settle, a build too long, `--settle-limit 0`, or builds turned off
-/// with nothing built). The lines are built first, with `whole`.
+/// settle, a build too long, `--settle-limit 0`, or builds turned off).
+/// The lines are built first, with `whole`.
 fn settled(
-    store: &Store,
-    chosen: &[&Ballot],
-    sources: &LineSources,
-    limits: &ExtendLimits,
-    pool: &rayon::ThreadPool,
+    lines: &LineWork,
     args: &RunArgs,
     whole: &Arc<dyn Oracle>,
 ) -> anyhow::Result<Option<(Arc<dyn Oracle>, u32)>> {
     if args.settle_limit == 0 || args.egdb_pieces < 2 {
         return Ok(None);
     }
+    // Without builds (a cluster's database folder prepared by its own
+    // jobs) nothing is settled, and the lines are not all built before
+    // the first walk starts.
+    if !crate::oracle::build_missing()? {
+        eprintln!(
+            "checkers: the lines' positions of {} pieces are not settled: CHECKERS_EGDB_BUILD=no",
+            args.egdb_pieces + 1
+        );
+        return Ok(None);
+    }
     let pieces = args.egdb_pieces + 1;
-    let positions = line_positions(
-        store,
-        chosen,
-        sources,
-        limits,
-        pool,
-        || Ok(Arc::clone(whole)),
-        pieces,
-    )?;
+    let positions = line_positions(lines, || Ok(Arc::clone(whole)), pieces)?;
     let Some(plan) = super::settle::plan(&positions, args.egdb_pieces)? else {
         return Ok(None);
     };
     // The builds run on every core, as `egdb build` does.
     let threads = rayon::current_num_threads();
     let what = plan.describe(threads);
-    let builds = crate::oracle::build_missing()?;
-    if !plan.missing.is_empty() && !builds {
-        eprintln!("checkers: not settled: {what}, and CHECKERS_EGDB_BUILD=no");
-        return Ok(None);
-    }
     if plan.seconds(threads) > args.settle_limit as f64 {
         eprintln!(
             "checkers: not settled: {what}, more than --settle-limit {} s",
@@ -496,8 +515,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             .checked_mul(crate::limits::TABLE_ENTRY_BYTES as u128),
     )?;
     let stop = crate::interrupt::stop_flag()?;
-    let deck = Deck::locate(args.ballots_file.as_deref())?;
-    let chosen = choose(&deck, &args)?;
+    let deck = args.which.deck()?;
+    let chosen = args.which.choose(&deck)?;
     let path = args.store.path();
     let store = Store::open(&path)?;
     let limits = line_limits(args.egdb_pieces, args.line_depth);
@@ -509,16 +528,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let reach = args
         .line_reach
         .or((args.egdb_pieces >= REACH_BUILD_FROM).then_some(LINE_REACH));
+    let lines = LineWork {
+        store: &store,
+        chosen: &chosen,
+        sources: &sources,
+        limits: &limits,
+        pool: &pool,
+    };
     // The databases the walk probes, and their size as its results record it.
     let (oracle, proved_with) = if let (Some(reach), 3..) = (reach, args.egdb_pieces) {
-        let ends = line_ends(&store, &chosen, &sources, &limits, &pool, &args, reach)?;
+        let ends = line_ends(&lines, &args, reach)?;
         (
             crate::oracle::open_egdb(args.egdb_pieces, Needs::From(&ends))?,
             args.egdb_pieces,
         )
     } else {
         let whole = crate::oracle::open_egdb(args.egdb_pieces, Needs::All)?;
-        match settled(&store, &chosen, &sources, &limits, &pool, &args, &whole)? {
+        match settled(&lines, &args, &whole)? {
             Some((settled, pieces)) => (settled, pieces),
             None => (whole, args.egdb_pieces),
         }
