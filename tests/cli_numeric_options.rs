@@ -143,6 +143,16 @@ fn base(path: &str, shared: &Shared) -> Vec<String> {
             "--store",
             "s.sqlite",
         ],
+        "ballots lines" => vec![
+            "--ballot",
+            "1",
+            "--egdb-pieces",
+            "0",
+            "--line-depth",
+            "2",
+            "--store",
+            "s.sqlite",
+        ],
         _ => vec![],
     };
     v.into_iter().map(String::from).collect()
