@@ -94,6 +94,19 @@ fn value_options(path: &[String]) -> Vec<String> {
 
 /// What a subcommand needs to run quickly: positional arguments and
 /// small settings (an option varied is taken out of them).
+/// What `ballots run` and `ballots lines` need: one ballot's line, no
+/// databases, depth 2, a store of the test's own.
+const ONE_LINE: [&str; 8] = [
+    "--ballot",
+    "1",
+    "--egdb-pieces",
+    "0",
+    "--line-depth",
+    "2",
+    "--store",
+    "s.sqlite",
+];
+
 fn base(path: &str, shared: &Shared) -> Vec<String> {
     let v: Vec<&str> = match path {
         "perft" => vec!["2"],
@@ -129,30 +142,12 @@ fn base(path: &str, shared: &Shared) -> Vec<String> {
         "proof verify" | "proof show" => vec![&shared.proof],
         "proof export" => vec!["--format", "json", &shared.proof],
         "db bench" => vec!["--dir", "scratch"],
-        "ballots run" => vec![
-            "--ballot",
-            "1",
-            "--budget",
-            "0.3",
-            "--position-budget",
-            "0.2",
-            "--egdb-pieces",
-            "0",
-            "--line-depth",
-            "2",
-            "--store",
-            "s.sqlite",
-        ],
-        "ballots lines" => vec![
-            "--ballot",
-            "1",
-            "--egdb-pieces",
-            "0",
-            "--line-depth",
-            "2",
-            "--store",
-            "s.sqlite",
-        ],
+        "ballots run" => [
+            &ONE_LINE[..],
+            &["--budget", "0.3", "--position-budget", "0.2"],
+        ]
+        .concat(),
+        "ballots lines" => ONE_LINE.to_vec(),
         _ => vec![],
     };
     v.into_iter().map(String::from).collect()

@@ -154,7 +154,7 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
             .swings
             .iter()
             .take(3)
-            .map(|w| format!("{}: {:?}", w.ply, w.mover))
+            .map(|w| format!("{}: {}", w.ply, w.mover))
             .collect();
         let more = s.swings.len().saturating_sub(3);
         let swings = match (swings.is_empty(), more) {
@@ -195,11 +195,10 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
         out,
         "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots), {swinging} \
          with a move that loses a man or more by the engine's score, {search} ending where only a \
-         search settles the position (more than {} pieces, one above the {egdb_pieces}-piece \
+         search settles the position (more than one piece above the {egdb_pieces}-piece \
          databases)",
         rows.len(),
         decisive.len(),
-        egdb_pieces + 1,
     );
     out
 }
@@ -220,7 +219,7 @@ fn json_line(r: &Row) -> serde_json::Value {
         "origins": origins,
         "swings": s.swings.iter().map(|w| json!({
             "ply": w.ply,
-            "mover": format!("{:?}", w.mover),
+            "mover": w.mover.name(),
             "before": w.before,
             "after": w.after,
         })).collect::<Vec<_>>(),

@@ -14,10 +14,11 @@ use engine::egdb::slice::SliceKey;
 use engine::egdb::{default_dir, Egdb};
 use engine::Position;
 
-/// Default of `--settle-limit`, in seconds of wall time on the run's
-/// threads: the 41 slices of 6 pieces that ballot 68's line end reaches
-/// (309 M positions) take well under a minute with the bitbase builder,
-/// the 94 of ballot 2's ply 52 (615 M) about a minute.
+/// Default of `--settle-limit`, in estimated seconds of wall time on all
+/// cores ([`estimated_seconds`]): room for the 6-piece slices that a
+/// few lines reach (the quick start's four lines: 157 slices, 920 M
+/// positions, estimated at about a minute on 2 cores and built in 173 s
+/// of wall time on a loaded 2-core machine), not for a 7-piece set.
 pub const SETTLE_LIMIT_SECONDS: u64 = 300;
 
 /// What settling the positions one piece above the databases needs.
