@@ -84,6 +84,11 @@ pub fn depth(text: &str) -> Result<u32, String> {
     bounded(text, 1, MAX_DEPTH as u64, "plies").map(|n| n as u32)
 }
 
+/// A repair's depth: 0 (no repair) to [`MAX_DEPTH`] plies.
+pub fn repair_depth(text: &str) -> Result<u32, String> {
+    bounded(text, 0, MAX_DEPTH as u64, "plies").map(|n| n as u32)
+}
+
 /// A perft depth, 0 to [`MAX_PERFT_DEPTH`].
 pub fn perft_depth(text: &str) -> Result<u32, String> {
     bounded(text, 0, MAX_PERFT_DEPTH as u64, "plies").map(|n| n as u32)

@@ -274,6 +274,7 @@ mod tests {
             after: start,
             origin: Origin::Engine,
             score: None,
+            repaired: None,
         });
         for &(f, t) in moves {
             assert!(line.push_squares(f, t, Origin::Engine), "{f}-{t} is legal");

@@ -13,6 +13,7 @@ pub mod line;
 pub mod lines;
 pub mod manager;
 pub mod plan;
+pub mod repair;
 pub mod report;
 pub mod score;
 pub mod show;

@@ -57,6 +57,8 @@ pub struct LinePly {
     /// The engine's score of `after` (see [`crate::score`] for the scale
     /// and point of view); `None` until the line is scored.
     pub score: Option<i32>,
+    /// At a ply of origin [`Origin::Repair`]: the move it replaced.
+    pub repaired: Option<crate::repair::Repaired>,
 }
 
 /// A main line from the initial position.
@@ -114,6 +116,7 @@ impl MainLine {
                     after,
                     origin,
                     score: None,
+                    repaired: None,
                 });
                 true
             }

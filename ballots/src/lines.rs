@@ -9,9 +9,11 @@
 
 use crate::extend::{stop_reason, ExtendLimits, ExtendStop};
 use crate::line::MainLine;
+use crate::repair::Repaired;
 use crate::score::{decisive_from, Decisive, MAN};
+use engine::notation::movetext::move_to_text;
 use engine::search::Limits;
-use engine::{Color, Position};
+use engine::{Color, Oracle, Position, Value};
 use proofdb::Origin;
 
 /// A ply where the engine's score moved by a man or more against the side
@@ -63,6 +65,19 @@ pub struct LineEnd {
     pub settled_by: SettledBy,
 }
 
+/// A repaired ply of a line (origin [`Origin::Repair`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairNote {
+    /// The ply.
+    pub ply: u32,
+    /// The repair's move, PDN text.
+    pub played: String,
+    /// The move it replaced, PDN text.
+    pub replaced: String,
+    /// The scores, at the repair's depth, after each (White's view).
+    pub scores: Repaired,
+}
+
 /// A line's summary.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineSummary {
@@ -72,6 +87,12 @@ pub struct LineSummary {
     pub origins: Vec<(Origin, usize)>,
     /// The plies whose move lost a man or more by the engine's score.
     pub swings: Vec<Swing>,
+    /// The plies a repair replaced.
+    pub repairs: Vec<RepairNote>,
+    /// The published moves that the databases or a proof show to lose
+    /// (their plies): the position after is won for the side to move
+    /// there, the position before was not lost for the side that moved.
+    pub losing_published: Vec<u32>,
     /// Where it turns decisive by the engine's score.
     pub decisive: Option<Decisive>,
     /// How it ends.
@@ -80,13 +101,15 @@ pub struct LineSummary {
 
 impl LineSummary {
     /// The summary of `line` for a run with databases of `egdb_pieces`,
-    /// `settled` saying which positions they settle.
+    /// `settled` saying which positions they settle and `proved` (the
+    /// databases and the proof store) the values it knows.
     pub fn of(
         line: &MainLine,
         egdb_pieces: u32,
         settled: &dyn Fn(&Position) -> bool,
+        proved: &dyn Oracle,
     ) -> LineSummary {
-        let origins = [Origin::Published, Origin::Archive, Origin::Engine]
+        let origins = Origin::ALL
             .into_iter()
             .map(|o| (o, line.plies.iter().filter(|p| p.origin == o).count()))
             .filter(|&(_, n)| n > 0)
@@ -100,6 +123,8 @@ impl LineSummary {
             plies: line.len(),
             origins,
             swings: swings(line),
+            repairs: repairs(line),
+            losing_published: losing_published(line, proved),
             decisive: decisive_from(scores),
             end: line_end(line, egdb_pieces, settled),
         }
@@ -132,6 +157,38 @@ pub fn swings(line: &MainLine) -> Vec<Swing> {
         before = p.score;
     }
     out
+}
+
+/// The repaired plies of `line`.
+pub fn repairs(line: &MainLine) -> Vec<RepairNote> {
+    line.plies
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let r = p.repaired?;
+            let before = line.position(i);
+            Some(RepairNote {
+                ply: i as u32 + 1,
+                played: move_to_text(&before, &p.mv),
+                replaced: move_to_text(&before, &r.replaced),
+                scores: r,
+            })
+        })
+        .collect()
+}
+
+/// The plies of `line`'s published moves that `proved` shows to lose:
+/// the position after the move is a win for its side to move, the one
+/// before not a loss for the side that moved (then every move lost).
+pub fn losing_published(line: &MainLine, proved: &dyn Oracle) -> Vec<u32> {
+    (1..=line.len())
+        .filter(|&k| line.plies[k - 1].origin == Origin::Published)
+        .filter(|&k| {
+            proved.probe(&line.position(k)) == Some(Value::Win)
+                && proved.probe(&line.position(k - 1)) != Some(Value::Loss)
+        })
+        .map(|k| k as u32)
+        .collect()
 }
 
 /// How `line` ends for a run with databases of `egdb_pieces`, `settled`
@@ -230,9 +287,39 @@ mod tests {
         let all = |_: &Position| true;
         assert_eq!(line_end(&line, 5, &all).settled_by, SettledBy::Databases);
         assert_eq!(line_end(&line, 5, &all).stop, Some(ExtendStop::Settled));
-        let s = LineSummary::of(&line, 5, &none);
+        let s = LineSummary::of(&line, 5, &none, &engine::NoOracle);
         assert_eq!(s.plies, 2);
         assert_eq!(s.origins, vec![(Origin::Engine, 2)]);
         assert_eq!(s.decisive, None);
+        assert!(s.repairs.is_empty() && s.losing_published.is_empty());
+    }
+
+    /// Knows the values of a few positions.
+    struct Values(Vec<(Position, Value)>);
+    impl Oracle for Values {
+        fn probe(&self, p: &Position) -> Option<Value> {
+            self.0.iter().find(|(q, _)| q == p).map(|&(_, v)| v)
+        }
+    }
+
+    /// A published move into a position won for the side to move there
+    /// is reported; one made where the mover was already lost is not, nor
+    /// is a move of another origin.
+    #[test]
+    fn published_moves_shown_to_lose_are_reported() {
+        let mut line = MainLine::default();
+        for (a, b) in [(11, 15), (23, 19), (9, 14), (22, 17)] {
+            assert!(line.push_squares(a, b, Origin::Published));
+        }
+        let won_after = Values(vec![(line.position(4), Value::Win)]);
+        assert_eq!(losing_published(&line, &won_after), vec![4]);
+        let lost_before = Values(vec![
+            (line.position(4), Value::Win),
+            (line.position(3), Value::Loss),
+        ]);
+        assert!(losing_published(&line, &lost_before).is_empty());
+        line.plies[3].origin = Origin::Archive;
+        assert!(losing_published(&line, &won_after).is_empty());
+        assert!(losing_published(&line, &engine::NoOracle).is_empty());
     }
 }

@@ -9,6 +9,7 @@
 use crate::deck::Ballot;
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
+use crate::repair::{repair_line, LineRepair, RepairCount};
 use crate::score::white_view;
 use crate::sources::Trunks;
 use engine::notation::movetext::move_to_text;
@@ -82,14 +83,16 @@ pub fn book_line(ballot: &Ballot, sources: &LineSources) -> Result<MainLine, Pla
 /// first position the databases settle (or that ends the game), else
 /// extended with the engine's principal variation (`searcher`, `limits`)
 /// until [`crate::extend::stop_reason`] says stop; then every position is
-/// scored ([`score_line`]). Settled means: the oracle answers, or the
-/// position has at most `limits.settle_pieces` pieces.
+/// scored ([`score_line`]) and the line repaired ([`repair_line`] with
+/// `repair`). Settled means: the oracle answers, or the position has at
+/// most `limits.settle_pieces` pieces.
 pub fn build_line(
     ballot: &Ballot,
     sources: &LineSources,
     searcher: &mut Searcher,
     oracle: &dyn Oracle,
     limits: &ExtendLimits,
+    repair: &LineRepair<'_>,
 ) -> Result<MainLine, PlanError> {
     let mut line = book_line(ballot, sources)?;
     let settled =
@@ -103,7 +106,29 @@ pub fn build_line(
         extend_with_engine(&mut line, searcher, oracle, limits, &settled);
     }
     score_line(&mut line, searcher, oracle, &limits.per_move);
+    repair_built(&mut line, searcher, oracle, limits, repair);
     Ok(line)
+}
+
+/// Repairs a built and scored `line` ([`repair_line`] with `repair`),
+/// extending it as [`build_line`] does (`oracle`, `limits`).
+pub fn repair_built(
+    line: &mut MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    limits: &ExtendLimits,
+    repair: &LineRepair<'_>,
+) -> RepairCount {
+    let settled =
+        |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
+    repair_line(
+        line,
+        searcher,
+        repair.oracle,
+        limits,
+        &repair.limits,
+        &settled,
+    )
 }
 
 /// Gives every unscored ply of `line` the engine's score of its position
@@ -168,6 +193,11 @@ pub fn to_rows(line: &MainLine) -> Vec<LinePlyRow> {
             move_text: move_to_text(&line.position(i), &p.mv),
             origin: p.origin,
             score: p.score,
+            repair: p.repaired.map(|r| proofdb::RepairRow {
+                replaced: move_to_text(&line.position(i), &r.replaced),
+                replaced_score: r.replaced_score,
+                score: r.score,
+            }),
         })
         .collect()
 }
@@ -198,9 +228,27 @@ pub fn stored_line(store: &Store, ballot: u32) -> Result<Option<MainLine>, PlanE
         else {
             return Err(broken);
         };
+        let repaired = match &row.repair {
+            Some(r) => {
+                let (replaced, _) =
+                    crate::deck::play_move_text(&here, &r.replaced).map_err(|_| {
+                        PlanError::BrokenLine {
+                            ballot,
+                            ply: row.ply,
+                        }
+                    })?;
+                Some(crate::repair::Repaired {
+                    replaced,
+                    replaced_score: r.replaced_score,
+                    score: r.score,
+                })
+            }
+            None => None,
+        };
         line.push(mv, row.origin);
         if let Some(p) = line.plies.last_mut() {
             p.score = row.score;
+            p.repaired = repaired;
         }
     }
     Ok(Some(line))
@@ -257,7 +305,19 @@ mod tests {
         let ballot = deck.get(1).expect("ballot 1");
         let mut searcher = Searcher::new(4);
         let (sources, limits) = (LineSources::default(), limits());
-        let line = build_line(ballot, &sources, &mut searcher, &Pieces(16), &limits).unwrap();
+        let repair = LineRepair {
+            limits: crate::repair::RepairLimits::none(),
+            oracle: &Pieces(16),
+        };
+        let line = build_line(
+            ballot,
+            &sources,
+            &mut searcher,
+            &Pieces(16),
+            &limits,
+            &repair,
+        )
+        .unwrap();
         assert_eq!(line.position(3), ballot.position);
         assert!(line.plies[..3]
             .iter()
@@ -332,7 +392,11 @@ mod tests {
         let mut searcher = Searcher::new(4);
         let (sources, limits) = (LineSources::default(), limits());
         let mut line_with = |oracle: &Pieces| {
-            let build = || build_line(ballot, &sources, &mut searcher, oracle, &limits);
+            let repair = LineRepair {
+                limits: crate::repair::RepairLimits::none(),
+                oracle,
+            };
+            let build = || build_line(ballot, &sources, &mut searcher, oracle, &limits, &repair);
             main_line(&store, ballot, build).unwrap()
         };
         let a = line_with(&Pieces(18));
@@ -344,5 +408,37 @@ mod tests {
         assert!(a.plies.iter().all(|p| p.score.is_some()));
         assert_eq!(stored_line(&store, ballot.number).unwrap(), Some(a));
         drop(store);
+    }
+
+    #[test]
+    fn a_repaired_ply_is_stored_with_the_move_it_replaced() {
+        let dir = tempfile::Builder::new()
+            .prefix("plan-test-")
+            .tempdir()
+            .unwrap();
+        let store = Store::open(dir.path().join("s.sqlite")).unwrap();
+        let deck = Deck::builtin();
+        let ballot = deck.get(1).expect("ballot 1");
+        let mut line = book_line(ballot, &LineSources::default()).unwrap();
+        let here = line.last();
+        let moves = here.moves();
+        let (kept, replaced) = (moves.as_slice()[0], moves.as_slice()[1]);
+        assert!(line.push(kept, Origin::Repair));
+        let last = line.plies.last_mut().unwrap();
+        last.score = Some(-12);
+        last.repaired = Some(crate::repair::Repaired {
+            replaced,
+            replaced_score: -140,
+            score: -12,
+        });
+        store.set_main_line(ballot.number, &to_rows(&line)).unwrap();
+        let rows = store.main_line(ballot.number).unwrap();
+        let row = rows.last().unwrap();
+        assert_eq!(row.origin, Origin::Repair);
+        assert_eq!(
+            row.repair.as_ref().map(|r| r.replaced.clone()),
+            Some(move_to_text(&here, &replaced))
+        );
+        assert_eq!(stored_line(&store, ballot.number).unwrap(), Some(line));
     }
 }

@@ -62,6 +62,8 @@ pub struct BallotStatus {
     pub frontier_score: Option<i32>,
     /// The first ply whose stored score says a side is lost.
     pub decisive: Option<Decisive>,
+    /// Plies of the line a repair replaced (origin `repair`).
+    pub repairs: u32,
     /// Where the walk stands: the position a rerun tries first and the
     /// question open there (`None` when the line is proved from the
     /// ballot's position on, or there is no line).
@@ -97,6 +99,7 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
         job_millis: jobs.iter().map(|j| j.millis).sum(),
         frontier_score: None,
         decisive: None,
+        repairs: 0,
         open: None,
         egdb_pieces: None,
     };
@@ -106,6 +109,7 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
     st.line_plies = line.plies.len() as u32;
     st.last_ply = line.plies.last().map(|p| p.ply);
     st.decisive = line.summary.decisive;
+    st.repairs = line.summary.origins[3];
     st.open = line.open.clone();
     st.egdb_pieces = line.egdb_pieces;
     st.proved_plies = line
@@ -229,10 +233,15 @@ pub fn summary(rows: &[BallotStatus]) -> String {
         .iter()
         .filter(|r| r.decisive.is_some() && is_barred(r))
         .count();
-    let barred = if flagged_barred > 0 {
-        format!(" ({flagged_barred} of them barred ballots)")
-    } else {
-        String::new()
+    let flagged_repaired = rows
+        .iter()
+        .filter(|r| r.decisive.is_some() && !is_barred(r) && r.repairs > 0)
+        .count();
+    let barred = match (flagged_barred, flagged_repaired) {
+        (0, 0) => String::new(),
+        (b, 0) => format!(" ({b} of them barred ballots)"),
+        (0, r) => format!(" ({r} of them still decisive after a repair)"),
+        (b, r) => format!(" ({b} of them barred ballots, {r} still decisive after a repair)"),
     };
     format!(
         "{} ballots: {} with a main line, {} with a frontier (mean frontier ply {}, earliest {}); \
@@ -374,6 +383,7 @@ impl Serialize for StatusJson<'_> {
         m.serialize_entry("frontier_score", &s.frontier_score)?;
         m.serialize_entry("decisive_ply", &s.decisive.map(|d| d.ply))?;
         m.serialize_entry("decisive_score", &s.decisive.map(|d| d.score))?;
+        m.serialize_entry("repairs", &s.repairs)?;
         m.serialize_entry("open", &self.open)?;
         m.end()
     }

@@ -21,8 +21,8 @@ use std::path::Path;
 pub struct LineSummary {
     /// Last ply.
     pub last_ply: u32,
-    /// Plies of each origin: published, archive, engine.
-    pub origins: [u32; 3],
+    /// Plies of each origin: published, archive, engine, repair.
+    pub origins: [u32; 4],
     /// How many plies carry a score.
     pub scored: u32,
     /// Where the line turns decisive.
@@ -34,11 +34,7 @@ pub fn summarize(rows: &[LinePlyRow]) -> LineSummary {
     let count = |o: Origin| rows.iter().filter(|p| p.origin == o).count() as u32;
     LineSummary {
         last_ply: rows.last().map_or(0, |p| p.ply),
-        origins: [
-            count(Origin::Published),
-            count(Origin::Archive),
-            count(Origin::Engine),
-        ],
+        origins: Origin::ALL.map(count),
         scored: rows.iter().filter(|p| p.score.is_some()).count() as u32,
         decisive: decisive_from(rows.iter().map(|p| (p.ply, p.score))),
     }
@@ -330,13 +326,14 @@ pub fn state_text(l: &LineState, store: &Path, egdb_pieces: u32) -> String {
     let s = &l.summary;
     let last = l.plies.last().expect("a stored line has a ply");
     let mut out = format!(
-        "ballot {} ({}): {} plies: {} published, {} archive, {} engine\n{}\nend: ply {}, {} pieces, stored value {}\n",
+        "ballot {} ({}): {} plies: {} published, {} archive, {} engine, {} repair\n{}\nend: ply {}, {} pieces, stored value {}\n",
         l.number,
         l.moves,
         s.last_ply,
         s.origins[0],
         s.origins[1],
         s.origins[2],
+        s.origins[3],
         l.verdict,
         last.ply,
         last.pieces,
@@ -406,6 +403,7 @@ mod tests {
             move_text: String::new(),
             origin,
             score,
+            repair: None,
         }
     }
 
@@ -418,7 +416,7 @@ mod tests {
             row(4, Origin::Engine, Some(20_000)),
         ];
         let s = summarize(&rows);
-        assert_eq!(s.origins, [1, 1, 2]);
+        assert_eq!(s.origins, [1, 1, 2, 0]);
         assert_eq!(verdict(&s), "decisive from ply 3: White +1.30 men");
         let level = summarize(&rows[..2]);
         assert!(verdict(&level).starts_with("level throughout"));

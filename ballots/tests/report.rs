@@ -39,6 +39,7 @@ fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePlyRow> {
                 Origin::Engine
             },
             score: None,
+            repair: None,
         });
     }
     assert_eq!(out[3].position, ballot.position);
@@ -239,6 +240,18 @@ fn barred_ballots_are_marked_in_the_table() {
     rows[1].decisive = Some(decisive);
     assert!(
         summary(&rows).ends_with("2 lines decisive by the engine (1 of them barred ballots)"),
+        "{}",
+        summary(&rows)
+    );
+    // A line still decisive after a repair is counted apart (a barred
+    // ballot's is counted as barred only).
+    rows[1].repairs = 1;
+    rows[0].repairs = 2;
+    assert!(
+        summary(&rows).ends_with(
+            "2 lines decisive by the engine (1 of them barred ballots, 1 still decisive after a \
+             repair)"
+        ),
         "{}",
         summary(&rows)
     );

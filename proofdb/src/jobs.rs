@@ -42,15 +42,28 @@ pub enum Origin {
     Archive,
     /// The engine's principal variation.
     Engine,
+    /// A line repair: the engine's move, searched deeper, in place of a
+    /// move that lost a man or more by the engine's score
+    /// ([`LinePlyRow::repair`] keeps the move it replaced).
+    Repair,
 }
 
 impl Origin {
-    /// `published`, `archive` or `engine`.
+    /// Every origin, in the order summaries count them.
+    pub const ALL: [Origin; 4] = [
+        Origin::Published,
+        Origin::Archive,
+        Origin::Engine,
+        Origin::Repair,
+    ];
+
+    /// `published`, `archive`, `engine` or `repair`.
     pub const fn name(self) -> &'static str {
         match self {
             Origin::Published => "published",
             Origin::Archive => "archive",
             Origin::Engine => "engine",
+            Origin::Repair => "repair",
         }
     }
 
@@ -60,6 +73,7 @@ impl Origin {
             "published" => Some(Origin::Published),
             "archive" => Some(Origin::Archive),
             "engine" => Some(Origin::Engine),
+            "repair" => Some(Origin::Repair),
             _ => None,
         }
     }
@@ -87,6 +101,22 @@ pub struct LinePlyRow {
     /// +-15000 a proven win or loss (the engine's scale,
     /// `engine::search`). `None` for lines stored without scores.
     pub score: Option<i32>,
+    /// At a ply of origin [`Origin::Repair`]: the move it replaced and
+    /// both moves' scores at the repair's depth.
+    pub repair: Option<RepairRow>,
+}
+
+/// What a repaired ply replaced: the line's move before the repair and
+/// the scores, at the repair's deeper search, of the positions after each
+/// move (centi-men, White's point of view, as [`LinePlyRow::score`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairRow {
+    /// The replaced move, PDN text.
+    pub replaced: String,
+    /// The score after the replaced move.
+    pub replaced_score: i32,
+    /// The score after the repair's move.
+    pub score: i32,
 }
 
 /// State of one ply's job.
@@ -227,8 +257,9 @@ impl Store {
                 .map_err(|e| self.sq(e))?;
             let mut ins = tx
                 .prepare_cached(
-                    "INSERT INTO main_lines (ballot, ply, pos, stm, move, origin, score) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "INSERT INTO main_lines (ballot, ply, pos, stm, move, origin, score, \
+                     replaced, replaced_score, repair_score) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )
                 .map_err(|e| self.sq(e))?;
             for p in line {
@@ -239,7 +270,10 @@ impl Store {
                     stm_code(&p.position),
                     p.move_text,
                     p.origin.name(),
-                    p.score
+                    p.score,
+                    p.repair.as_ref().map(|r| r.replaced.as_str()),
+                    p.repair.as_ref().map(|r| r.replaced_score),
+                    p.repair.as_ref().map(|r| r.score),
                 ])
                 .map_err(|e| match e {
                     rusqlite::Error::SqliteFailure(f, _)
@@ -265,8 +299,8 @@ impl Store {
         let conn = self.conn();
         let mut stmt = conn
             .prepare_cached(
-                "SELECT ply, pos, stm, move, origin, score FROM main_lines WHERE ballot = ?1 \
-                 ORDER BY ply",
+                "SELECT ply, pos, stm, move, origin, score, replaced, replaced_score, \
+                 repair_score FROM main_lines WHERE ballot = ?1 ORDER BY ply",
             )
             .map_err(|e| self.sq(e))?;
         let mut rows = stmt.query([ballot]).map_err(|e| self.sq(e))?;
@@ -278,6 +312,9 @@ impl Store {
             let move_text: String = r.get(3).map_err(|e| self.sq(e))?;
             let origin: String = r.get(4).map_err(|e| self.sq(e))?;
             let score: Option<i32> = r.get(5).map_err(|e| self.sq(e))?;
+            let replaced: Option<String> = r.get(6).map_err(|e| self.sq(e))?;
+            let replaced_score: Option<i32> = r.get(7).map_err(|e| self.sq(e))?;
+            let repair_score: Option<i32> = r.get(8).map_err(|e| self.sq(e))?;
             let bad =
                 |d: String| self.corrupt(format!("main line of ballot {ballot}, ply {ply}: {d}"));
             out.push(LinePlyRow {
@@ -287,6 +324,15 @@ impl Store {
                 origin: Origin::from_name(&origin)
                     .ok_or_else(|| bad(format!("unknown origin {origin:?}")))?,
                 score,
+                repair: match (replaced, replaced_score, repair_score) {
+                    (Some(replaced), Some(replaced_score), Some(score)) => Some(RepairRow {
+                        replaced,
+                        replaced_score,
+                        score,
+                    }),
+                    (None, None, None) => None,
+                    _ => return Err(bad("a repair's move or scores are missing".into())),
+                },
             });
         }
         Ok(out)

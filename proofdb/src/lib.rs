@@ -34,7 +34,7 @@ pub mod writer;
 
 pub use cache::ResultCache;
 pub use error::StoreError;
-pub use jobs::{BallotRow, JobRecord, JobStatus, LinePlyRow, Origin, RunRow};
+pub use jobs::{BallotRow, JobRecord, JobStatus, LinePlyRow, Origin, RepairRow, RunRow};
 pub use keep::{KeepError, RunSink};
 pub use live::LiveResults;
 pub use merge::{merge_shard, MergeReport};

@@ -153,13 +153,37 @@ pub const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE job_records ADD COLUMN budget_millis INTEGER;
     ",
+    // 5 -> 6: line repairs (origin 'repair', with the move a repair
+    // replaced and both moves' scores at the repair's depth; NULL on the
+    // other plies). SQLite cannot change a CHECK in place: the table is
+    // rebuilt with its rows, and its index again.
+    "
+    CREATE TABLE main_lines_v6 (
+        ballot          INTEGER NOT NULL,
+        ply             INTEGER NOT NULL CHECK (ply >= 0),
+        pos             BLOB    NOT NULL CHECK (length(pos) = 12),
+        stm             INTEGER NOT NULL CHECK (stm IN (0, 1)),
+        move            TEXT    NOT NULL,
+        origin          TEXT    NOT NULL CHECK (origin IN ('published', 'archive', 'engine', 'repair')),
+        score           INTEGER,
+        replaced        TEXT,
+        replaced_score  INTEGER,
+        repair_score    INTEGER,
+        PRIMARY KEY (ballot, ply)
+    ) WITHOUT ROWID;
+    INSERT INTO main_lines_v6 (ballot, ply, pos, stm, move, origin, score)
+        SELECT ballot, ply, pos, stm, move, origin, score FROM main_lines;
+    DROP TABLE main_lines;
+    ALTER TABLE main_lines_v6 RENAME TO main_lines;
+    CREATE INDEX main_lines_by_pos ON main_lines (pos, stm);
+    ",
 ];
 
 /// Work a migration step does in Rust after its SQL, in the same
 /// transaction (`AFTER[i]` follows `MIGRATIONS[i]`).
 type AfterStep = Option<fn(&Connection) -> rusqlite::Result<()>>;
 
-const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None, None];
+const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None, None, None];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;

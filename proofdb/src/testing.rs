@@ -58,6 +58,7 @@ pub fn line_start() -> Vec<crate::LinePlyRow> {
         move_text: String::new(),
         origin: crate::Origin::Published,
         score: None,
+        repair: None,
     }]
 }
 
@@ -73,6 +74,7 @@ pub fn line_from_moves(moves: &[&str]) -> Vec<crate::LinePlyRow> {
         move_text: text.to_string(),
         origin: Origin::Published,
         score: None,
+        repair: None,
     };
     let mut p = Position::initial();
     let mut line = line_start();

@@ -47,6 +47,7 @@ fn merge_intersects_refuses_contradictions_and_loses_nothing() {
             move_text: String::new(),
             origin: Origin::Published,
             score: Some(-250),
+            repair: None,
         }],
     )
     .unwrap();

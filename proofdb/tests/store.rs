@@ -169,19 +169,32 @@ fn ballot_tables() {
             ply,
             position: pos,
             move_text: m.to_string(),
-            origin: if ply < 4 {
-                Origin::Published
-            } else {
-                Origin::Engine
+            origin: match ply {
+                0..=3 => Origin::Published,
+                5 => Origin::Repair,
+                _ => Origin::Engine,
             },
             // Scores read back as written, a missing one as None.
             score: (ply != 2).then_some(ply as i32 * 37 - 120),
+            // A repair keeps the move it replaced and both scores.
+            repair: (ply == 5).then(|| proofdb::RepairRow {
+                replaced: "11-16".to_string(),
+                replaced_score: 140,
+                score: 65,
+            }),
         });
     }
     store.set_main_line(5, &line).unwrap();
     assert_eq!(store.main_line(5).unwrap(), line);
     assert_eq!(store.main_line(5).unwrap()[6].score, Some(102));
     assert_eq!(store.main_line(5).unwrap()[2].score, None);
+    assert_eq!(
+        store.main_line(5).unwrap()[5]
+            .repair
+            .as_ref()
+            .map(|r| r.replaced_score),
+        Some(140)
+    );
     assert_eq!(store.ballots_with_lines().unwrap(), vec![5]);
     assert_eq!(
         store.main_line_plies_at(&line[4].position).unwrap(),

@@ -57,8 +57,8 @@ pub struct BallotView {
     pub name: String,
     /// `deck144`, `added12` or `barred`.
     pub deck: &'static str,
-    /// Plies by origin: published, archive, engine.
-    pub origins: [u32; 3],
+    /// Plies by origin: published, archive, engine, repair.
+    pub origins: [u32; 4],
     /// Whether the engine's scores flag the line decisive.
     pub verdict: String,
     /// Earliest ply whose value is exact, if any.

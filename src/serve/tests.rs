@@ -166,7 +166,7 @@ fn a_ballot_line_ply_by_ply() {
     assert_eq!(status, 200);
     assert_eq!(j["number"], 1);
     assert_eq!(j["moves"], "9-13 21-17 5-9");
-    assert_eq!(j["origins"], serde_json::json!([3, 0, 3]));
+    assert_eq!(j["origins"], serde_json::json!([3, 0, 3, 0]));
     assert_eq!(j["frontier_ply"], 4);
     let plies = j["plies"].as_array().unwrap();
     assert_eq!(plies.len(), 6);

@@ -6,18 +6,21 @@
 //! (pieces, why, and whether the databases, the walk's settling of the
 //! positions one piece above them, or only a search settles it).
 
+use super::run::build_repaired_line;
 use crate::cli::StoreArg;
 use anyhow::Context;
 use ballots::deck::{Ballot, DeckKind};
 use ballots::lines::{LineSummary, SettledBy};
-use ballots::plan::{build_line, main_line};
+use ballots::plan::main_line;
+use ballots::repair::LineRepair;
 use ballots::score::advantage_text;
 use engine::notation::fen::to_fen;
 use engine::search::Searcher;
 use engine::Oracle;
-use proofdb::Store;
+use proofdb::{ResultCache, Store};
 use rayon::prelude::*;
 use serde_json::json;
+use solver::proved::ProvedOracle;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -33,10 +36,8 @@ pub struct LinesArgs {
     #[arg(long, default_value_t = crate::limits::DEFAULT_EGDB_PIECES,
           value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
-    /// Depth of the engine's search for each move it adds and each score
-    /// (as `ballots run --line-depth`).
-    #[arg(long, default_value_t = 14, value_parser = crate::limits::depth)]
-    pub line_depth: u32,
+    #[command(flatten)]
+    pub line: super::run::LineBuild,
     /// Worker threads building lines (default: all cores).
     #[arg(long, value_parser = crate::limits::threads)]
     pub threads: Option<usize>,
@@ -49,6 +50,12 @@ pub struct LinesArgs {
     /// JSON Lines: one object per ballot.
     #[arg(long)]
     pub json: bool,
+    /// Repair the stored lines too (those built before lines were
+    /// repaired, or with --repair-depth 0): as a line is repaired when it
+    /// is built, with --repair-depth. A line whose walk has started (it has
+    /// job records) is kept as it is, with a note: its records stand on it.
+    #[arg(long)]
+    pub repair: bool,
 }
 
 /// One ballot's line and its summary.
@@ -71,10 +78,20 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
     // The lines are built with the databases, and their ends judged by them.
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let oracle = oracle.as_ref();
+    let results = ResultCache::load(&store)?;
     if !missing.is_empty() {
-        build_missing(&store, &missing, &args, oracle)?;
+        build_missing(&store, &missing, &args, oracle, &results)?;
+    }
+    if args.repair {
+        let stored: Vec<&Ballot> = chosen
+            .iter()
+            .copied()
+            .filter(|b| !missing.iter().any(|m| m.number == b.number))
+            .collect();
+        repair_stored(&store, &stored, &args, oracle, &results)?;
     }
     let settled = |p: &engine::Position| oracle.probe(p).is_some();
+    let proved = ProvedOracle::new(oracle, args.egdb_pieces, &results);
     let mut rows = Vec::new();
     for b in &chosen {
         let line = ballots::plan::stored_line(&store, b.number)
@@ -82,7 +99,7 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
             .with_context(|| format!("ballot {}: no main line", b.number))?;
         rows.push(Row {
             ballot: b,
-            summary: LineSummary::of(&line, args.egdb_pieces, &settled),
+            summary: LineSummary::of(&line, args.egdb_pieces, &settled, &proved),
             end_fen: to_fen(&line.last()),
         });
     }
@@ -104,9 +121,11 @@ fn build_missing(
     missing: &[&Ballot],
     args: &LinesArgs,
     oracle: &dyn Oracle,
+    results: &ResultCache,
 ) -> anyhow::Result<()> {
     let sources = super::run::line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
-    let limits = super::run::line_limits(args.egdb_pieces, args.line_depth);
+    let limits = super::run::line_limits(args.egdb_pieces, args.line.line_depth);
+    let repair = args.line.repair();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
         .build()
@@ -117,7 +136,18 @@ fn build_missing(
             .par_iter()
             .map(|b| {
                 let mut searcher = Searcher::new(16);
-                let build = || build_line(b, &sources, &mut searcher, oracle, &limits);
+                let build = || {
+                    build_repaired_line(
+                        b,
+                        &sources,
+                        &mut searcher,
+                        oracle,
+                        args.egdb_pieces,
+                        &limits,
+                        &repair,
+                        results,
+                    )
+                };
                 main_line(store, b, build)
                     .with_context(|| format!("ballot {}: main line", b.number))?;
                 bar.inc(1);
@@ -127,6 +157,75 @@ fn build_missing(
     });
     bar.finish_and_clear();
     built.into_iter().collect()
+}
+
+/// Repairs the stored lines of `stored` whose walk has not started, with
+/// a progress bar, and stores those that change; a line with job records
+/// is kept, with a note.
+fn repair_stored(
+    store: &Store,
+    stored: &[&Ballot],
+    args: &LinesArgs,
+    oracle: &dyn Oracle,
+    results: &ResultCache,
+) -> anyhow::Result<()> {
+    let mut free = Vec::new();
+    for b in stored {
+        let records = store.job_records(b.number)?.len();
+        if records > 0 {
+            eprintln!(
+                "checkers: ballot {}: its walk has started ({records} job records): its line is \
+                 kept as it is",
+                b.number
+            );
+        } else {
+            free.push(*b);
+        }
+    }
+    let limits = super::run::line_limits(args.egdb_pieces, args.line.line_depth);
+    let repair = args.line.repair();
+    let proved = ProvedOracle::new(oracle, args.egdb_pieces, results);
+    let line_repair = LineRepair {
+        limits: repair,
+        oracle: &proved,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
+        .build()
+        .context("starting the worker threads")?;
+    let bar = crate::progress::counter_bar(free.len() as u64, "repairing main lines");
+    let done: Vec<anyhow::Result<usize>> = pool.install(|| {
+        free.par_iter()
+            .map(|b| {
+                let mut line = ballots::plan::stored_line(store, b.number)
+                    .with_context(|| format!("ballot {}: main line", b.number))?
+                    .with_context(|| format!("ballot {}: no main line", b.number))?;
+                let mut searcher = Searcher::new(16);
+                let count = ballots::plan::repair_built(
+                    &mut line,
+                    &mut searcher,
+                    oracle,
+                    &limits,
+                    &line_repair,
+                );
+                if count.repairs > 0 {
+                    store.set_main_line(b.number, &ballots::plan::to_rows(&line))?;
+                }
+                bar.inc(1);
+                Ok(count.repairs)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let mut repaired = 0;
+    for d in done {
+        repaired += usize::from(d? > 0);
+    }
+    eprintln!(
+        "checkers: {repaired} of {} stored lines repaired",
+        free.len()
+    );
+    Ok(())
 }
 
 /// Whether a ballot is one of those barred as believed lost: its line is
@@ -140,8 +239,15 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:>6}  {:<17}  {:<7}  {:>5}  {:<34}  {:<26}  {:<24}  end",
-        "ballot", "moves", "deck", "plies", "origins", "score moves (ply: mover)", "decisive"
+        "{:>6}  {:<17}  {:<7}  {:>5}  {:<44}  {:<26}  {:<20}  {:<24}  end",
+        "ballot",
+        "moves",
+        "deck",
+        "plies",
+        "origins",
+        "score moves (ply: mover)",
+        "repaired plies",
+        "decisive"
     );
     for r in rows {
         let s = &r.summary;
@@ -165,16 +271,23 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
         let decisive = s.decisive.map_or("-".to_string(), |d| {
             format!("ply {}: {}", d.ply, advantage_text(d.score))
         });
+        let repaired = if s.repairs.is_empty() {
+            "-".to_string()
+        } else {
+            let plies: Vec<String> = s.repairs.iter().map(|r| r.ply.to_string()).collect();
+            plies.join(", ")
+        };
         let stop = s.end.stop.map_or("engine stopped", |x| x.name());
         let _ = writeln!(
             out,
-            "{:>6}  {:<17}  {:<7}  {:>5}  {:<34}  {:<26}  {:<24}  {} pieces, {stop}, {} {}",
+            "{:>6}  {:<17}  {:<7}  {:>5}  {:<44}  {:<26}  {:<20}  {:<24}  {} pieces, {stop}, {} {}",
             r.ballot.number,
             r.ballot.moves_text(),
             if barred(r.ballot) { "barred" } else { "" },
             s.plies,
             origins.join(", "),
             swings,
+            repaired,
             decisive,
             s.end.pieces,
             s.end.settled_by.name(),
@@ -190,16 +303,34 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
         .iter()
         .filter(|r| r.summary.end.settled_by == SettledBy::Search)
         .count();
+    let decisive_repaired = decisive
+        .iter()
+        .filter(|r| !barred(r.ballot) && !r.summary.repairs.is_empty())
+        .count();
     let swinging = rows.iter().filter(|r| !r.summary.swings.is_empty()).count();
+    let repaired = rows
+        .iter()
+        .filter(|r| !r.summary.repairs.is_empty())
+        .count();
     let _ = writeln!(
         out,
-        "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots), {swinging} \
-         with a move that loses a man or more by the engine's score, {search} ending where only a \
-         search settles the position (more than one piece above the {egdb_pieces}-piece \
-         databases)",
+        "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots, \
+         {decisive_repaired} others still decisive after a repair), {repaired} repaired, \
+         {swinging} with a move that loses a man or more by the engine's score, {search} ending \
+         where only a search settles the position (more than one piece above the \
+         {egdb_pieces}-piece databases)",
         rows.len(),
         decisive.len(),
     );
+    for r in rows {
+        for &ply in &r.summary.losing_published {
+            let _ = writeln!(
+                out,
+                "ballot {}: the published move of ply {ply} loses by the databases or a proof",
+                r.ballot.number
+            );
+        }
+    }
     out
 }
 
@@ -223,6 +354,14 @@ fn json_line(r: &Row) -> serde_json::Value {
             "before": w.before,
             "after": w.after,
         })).collect::<Vec<_>>(),
+        "repairs": s.repairs.iter().map(|r| json!({
+            "ply": r.ply,
+            "move": r.played,
+            "replaced": r.replaced,
+            "score": r.scores.score,
+            "replaced_score": r.scores.replaced_score,
+        })).collect::<Vec<_>>(),
+        "losing_published": s.losing_published,
         "decisive": s.decisive.map(|d| json!({"ply": d.ply, "score": d.score})),
         "end": {
             "pieces": s.end.pieces,

@@ -15,14 +15,16 @@ use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
 use ballots::job::{walk, PositionProver, WalkBudget, WalkEnd, WalkSummary};
 use ballots::plan::{build_line, main_line, LineSources};
+use ballots::repair::{LineRepair, RepairLimits};
 use ballots::report;
 use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
 use engine::notation::pdn::{read_file, Game};
 use engine::search::{Limits, Searcher};
 use engine::Oracle;
-use proofdb::{LiveResults, Store};
+use proofdb::{LiveResults, ResultCache, Store};
 use rayon::prelude::*;
 use solver::clock::Clock;
+use solver::proved::ProvedOracle;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -84,6 +86,66 @@ impl ChosenBallots {
     }
 }
 
+/// How main lines are built and repaired (`ballots run` and `ballots
+/// lines`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct LineBuild {
+    /// Depth of the engine's search for each move it adds to a main line
+    /// and for the score of each of its positions (1 to 100).
+    #[arg(long, default_value_t = 14, value_parser = crate::limits::depth)]
+    pub line_depth: u32,
+    /// Depth of the searches that repair a line: each move that loses a
+    /// man or more by the line's scores, and the same side's three moves
+    /// before it, are searched again this deep (with the databases and
+    /// the store's proved results), and a move that keeps the balance
+    /// replaces it (origin `repair`); published moves are never replaced.
+    /// Default: --line-depth + 4; 0: no repair.
+    #[arg(long, value_name = "PLIES", value_parser = crate::limits::repair_depth)]
+    pub repair_depth: Option<u32>,
+}
+
+impl LineBuild {
+    /// The repair's limits.
+    pub fn repair(&self) -> RepairLimits {
+        let depth = self
+            .repair_depth
+            .unwrap_or(self.line_depth + RepairLimits::EXTRA_DEPTH)
+            .min(crate::limits::MAX_DEPTH);
+        if depth == 0 {
+            return RepairLimits::none();
+        }
+        RepairLimits {
+            per_move: engine::search::Limits {
+                depth: Some(depth),
+                ..engine::search::Limits::default()
+            },
+            ..RepairLimits::for_line_depth(self.line_depth)
+        }
+    }
+}
+
+/// Builds the main line of `ballot` (`plan::build_line`) with the
+/// databases `oracle` (of `egdb_pieces`), repaired with `repair` over
+/// them and the store's proved results `results`.
+#[allow(clippy::too_many_arguments)]
+pub fn build_repaired_line(
+    ballot: &Ballot,
+    sources: &LineSources,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    egdb_pieces: u32,
+    limits: &ExtendLimits,
+    repair: &RepairLimits,
+    results: &ResultCache,
+) -> Result<ballots::line::MainLine, ballots::plan::PlanError> {
+    let proved = ProvedOracle::new(oracle, egdb_pieces, results);
+    let repair = LineRepair {
+        limits: *repair,
+        oracle: &proved,
+    };
+    build_line(ballot, sources, searcher, oracle, limits, &repair)
+}
+
 /// Arguments of `checkers ballots run`.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -110,10 +172,8 @@ pub struct RunArgs {
     /// The solver.
     #[arg(long, value_enum, default_value = "dfpn")]
     pub solver: SolverArg,
-    /// Depth of the engine's search for each move it adds to a main line
-    /// and for the score of each of its positions (1 to 100).
-    #[arg(long, default_value_t = 14, value_parser = crate::limits::depth)]
-    pub line_depth: u32,
+    #[command(flatten)]
+    pub line: LineBuild,
     /// Give a position that half the position budget of direct solving
     /// leaves open to the proof-tree manager for the rest (off by default:
     /// it has not moved a frontier where measured, docs/measurements.md).
@@ -278,6 +338,12 @@ struct Shared<'a> {
     checkpoints: Option<&'a std::path::Path>,
     budget: WalkBudget,
     limits: ExtendLimits,
+    /// How a line built here is repaired, and the store's proved results
+    /// its searches consult.
+    repair: RepairLimits,
+    results: &'a ResultCache,
+    /// The size of the databases lines are built with.
+    line_pieces: u32,
     stop: Arc<AtomicBool>,
 }
 
@@ -301,7 +367,18 @@ fn run_ballot(
 ) -> anyhow::Result<WalkSummary> {
     let name = format!("ballot {:>3}", ballot.number);
     let mut searcher = Searcher::new(16);
-    let build = || build_line(ballot, sh.sources, &mut searcher, sh.oracle, &sh.limits);
+    let build = || {
+        build_repaired_line(
+            ballot,
+            sh.sources,
+            &mut searcher,
+            sh.oracle,
+            sh.line_pieces,
+            &sh.limits,
+            &sh.repair,
+            sh.results,
+        )
+    };
     let line = main_line(sh.store, ballot, build)
         .with_context(|| format!("ballot {}: main line", ballot.number))?;
     drop(searcher);
@@ -391,6 +468,10 @@ struct LineWork<'a> {
     chosen: &'a [&'a Ballot],
     sources: &'a LineSources,
     limits: &'a ExtendLimits,
+    /// The repair, the store's proved results and the databases' size.
+    repair: RepairLimits,
+    results: &'a ResultCache,
+    line_pieces: u32,
     pool: &'a rayon::ThreadPool,
 }
 
@@ -407,6 +488,9 @@ fn line_positions(
         chosen,
         sources,
         limits,
+        repair,
+        results,
+        line_pieces,
         pool,
     } = *work;
     // Lines already stored need no databases: a rerun opens none here.
@@ -430,7 +514,18 @@ fn line_positions(
             .par_iter()
             .map(|b| {
                 let mut searcher = Searcher::new(16);
-                let build = || build_line(b, sources, &mut searcher, oracle, limits);
+                let build = || {
+                    build_repaired_line(
+                        b,
+                        sources,
+                        &mut searcher,
+                        oracle,
+                        line_pieces,
+                        limits,
+                        &repair,
+                        results,
+                    )
+                };
                 let line = main_line(store, b, build)
                     .with_context(|| format!("ballot {}: main line", b.number))?;
                 Ok(ends_of(&line, most))
@@ -519,7 +614,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let chosen = args.which.choose(&deck)?;
     let path = args.store.path();
     let store = Store::open(&path)?;
-    let limits = line_limits(args.egdb_pieces, args.line_depth);
+    let limits = line_limits(args.egdb_pieces, args.line.line_depth);
+    let repair = args.line.repair();
+    let results = ResultCache::load(&store)?;
     let sources = load_sources(&args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -533,6 +630,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         chosen: &chosen,
         sources: &sources,
         limits: &limits,
+        repair,
+        results: &results,
+        line_pieces: args.egdb_pieces,
         pool: &pool,
     };
     // The databases the walk probes, and their size as its results record it.
@@ -605,6 +705,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         checkpoints,
         budget,
         limits,
+        repair,
+        results: &results,
+        line_pieces: args.egdb_pieces,
         stop: Arc::clone(&stop),
     };
     let bars = crate::progress::Bars::new();

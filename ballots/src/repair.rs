@@ -1,0 +1,466 @@
+//! Line repair: a main line should be best play, and a move that loses a
+//! man or more by the engine's score is not (issue 55). After a line is
+//! built and scored, each place where it goes wrong for one side (a
+//! [`Turn`]: the score moves by a man or more against it from one ply to
+//! the next, or the line turns decisive against it) is searched again,
+//! deeper and with the oracle the caller gives (the databases and the
+//! proof store): that side's newest move there, then its moves before it
+//! (a turn at an engine move is the horizon of the line's search catching
+//! up with an earlier mistake). Where another move keeps the balance, the
+//! line takes it (origin [`Origin::Repair`], with the move it replaced and
+//! both scores kept in [`Repaired`]), and the engine plays on from there.
+//!
+//! Published moves are never replaced: the search stops going back at
+//! the first one (whether the databases or a proof show one to lose is
+//! the summary's to report, [`crate::lines`]). Each repair lies past the
+//! last, so a line's repairs end; at most [`RepairLimits::max_repairs`].
+
+use crate::extend::{extend_with_engine, ExtendLimits};
+use crate::line::{MainLine, Origin};
+use crate::plan::{forced_score, score_line};
+use crate::score::{decisive_from, MAN};
+use engine::search::{Limits, Searcher};
+use engine::{Color, Move, Oracle, Position};
+
+/// What a repaired ply replaced, and the two moves' scores at the repair's
+/// depth: centi-men from White's point of view of the positions after
+/// each move (as [`crate::line::LinePly::score`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Repaired {
+    /// The line's move before the repair.
+    pub replaced: Move,
+    /// The score after the replaced move.
+    pub replaced_score: i32,
+    /// The score after the repair's move.
+    pub score: i32,
+}
+
+/// How hard a line is repaired.
+#[derive(Clone, Copy, Debug)]
+pub struct RepairLimits {
+    /// The deeper search of each move looked at again.
+    pub per_move: Limits,
+    /// Most repairs a line gets (0: none).
+    pub max_repairs: usize,
+    /// How many of the same side's moves before a turn's newest are
+    /// searched again when that one has no better replacement.
+    pub back_moves: usize,
+    /// Most positions of a line searched again.
+    pub max_searches: usize,
+}
+
+impl RepairLimits {
+    /// Plies the repair searches deeper than the line (`ballots run
+    /// --line-depth`).
+    pub const EXTRA_DEPTH: u32 = 4;
+    /// Repairs a line gets by default.
+    pub const MAX_REPAIRS: usize = 6;
+    /// The mover's earlier moves searched again by default.
+    pub const BACK_MOVES: usize = 3;
+    /// Positions of a line searched again by default.
+    pub const MAX_SEARCHES: usize = 16;
+
+    /// The default repair of lines built at `line_depth`.
+    pub fn for_line_depth(line_depth: u32) -> RepairLimits {
+        RepairLimits {
+            per_move: Limits {
+                depth: Some(line_depth + Self::EXTRA_DEPTH),
+                ..Limits::default()
+            },
+            max_repairs: Self::MAX_REPAIRS,
+            back_moves: Self::BACK_MOVES,
+            max_searches: Self::MAX_SEARCHES,
+        }
+    }
+
+    /// No repair.
+    pub fn none() -> RepairLimits {
+        RepairLimits {
+            per_move: Limits::default(),
+            max_repairs: 0,
+            back_moves: 0,
+            max_searches: 0,
+        }
+    }
+}
+
+/// A move the deeper search prefers, by how much a replacement must beat
+/// the move it replaces (half a man) and the least it must keep (less
+/// than a man down for the side that moves).
+fn keeps_the_balance(best: i32, played: i32) -> bool {
+    best > -MAN && best - played >= MAN / 2
+}
+
+/// `score` from the point of view of `mover`, as White's.
+fn as_white(score: i32, mover: Color) -> i32 {
+    match mover {
+        Color::White => score,
+        Color::Black => -score,
+    }
+}
+
+/// A repair to run as a line is built ([`crate::plan::build_line`]): its
+/// limits and the oracle its searches use (the databases and the proof
+/// store's proved results, say).
+#[derive(Clone, Copy)]
+pub struct LineRepair<'a> {
+    /// How hard.
+    pub limits: RepairLimits,
+    /// What the searches consult.
+    pub oracle: &'a dyn Oracle,
+}
+
+/// What [`repair_line`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RepairCount {
+    /// Moves replaced.
+    pub repairs: usize,
+    /// Positions searched again.
+    pub searched: usize,
+}
+
+/// The deeper look at ply `ply` of `line` (its move made from the
+/// position before): `Some((better move, its score, the played move's
+/// score))`, scores for the side that moves, when another move keeps the
+/// balance.
+fn better_move(
+    line: &MainLine,
+    ply: usize,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    limits: &RepairLimits,
+) -> Option<(Move, i32, i32)> {
+    let before = line.position(ply - 1);
+    let history: Vec<Position> = (0..ply - 1).map(|k| line.position(k)).collect();
+    let deep = searcher.search(&before, &limits.per_move, oracle, &history);
+    let best = deep.best_move?;
+    let played = line.plies[ply - 1].mv;
+    if best.same_move(&played) {
+        return None;
+    }
+    let mut history = history;
+    history.push(before);
+    let after = line.position(ply);
+    let played_score = -forced_score(&after, &history, searcher, oracle, &limits.per_move);
+    keeps_the_balance(deep.score, played_score).then_some((best, deep.score, played_score))
+}
+
+/// A place where a line goes wrong for one side: the score moves by a
+/// man or more against it from one ply to the next (whichever side
+/// moved: a score that jumps for the side that moved shows the
+/// opponent's move before it was the mistake its shallower search missed),
+/// or the line turns decisive against it ([`decisive_from`]: a score that
+/// creeps there by less at each ply).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// The ply whose position shows it.
+    pub ply: usize,
+    /// The side it goes against.
+    pub against: Color,
+}
+
+/// The turns of `line`, by ply.
+pub fn turns(line: &MainLine) -> Vec<Turn> {
+    let against = |gain_for_white: i32| {
+        if gain_for_white > 0 {
+            Color::Black
+        } else {
+            Color::White
+        }
+    };
+    let mut out = Vec::new();
+    for k in 2..=line.len() {
+        if let (Some(b), Some(a)) = (line.plies[k - 2].score, line.plies[k - 1].score) {
+            if (a - b).abs() >= MAN {
+                out.push(Turn {
+                    ply: k,
+                    against: against(a - b),
+                });
+            }
+        }
+    }
+    let scores = line
+        .plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i as u32 + 1, p.score));
+    if let Some(d) = decisive_from(scores) {
+        out.push(Turn {
+            ply: d.ply as usize,
+            against: against(d.score),
+        });
+    }
+    out.sort_by_key(|t| t.ply);
+    out.dedup_by_key(|t| t.ply);
+    out
+}
+
+/// Repairs `line` (built and scored) in place. At each [`Turn`], the
+/// moves of the side it goes against are searched again with
+/// `limits.per_move`, newest first, the turn's own ply (when that side
+/// made it) and `limits.back_moves` more, stopping at a published move or
+/// at the last repair. The first ply where another move keeps the balance
+/// takes it; the line is cut there, extended with the engine (`searcher`,
+/// `extend`, `settled` as for [`extend_with_engine`]) and scored again,
+/// and the turns after it are looked at in turn. At most
+/// `limits.max_searches` positions are searched again.
+pub fn repair_line(
+    line: &mut MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    extend: &ExtendLimits,
+    limits: &RepairLimits,
+    settled: &dyn Fn(&Position) -> bool,
+) -> RepairCount {
+    let mut count = RepairCount::default();
+    // Turns at or before this ply are done with (repaired or kept).
+    let mut past = 0usize;
+    'turns: while count.repairs < limits.max_repairs {
+        let Some(turn) = turns(line).into_iter().find(|t| t.ply > past) else {
+            break;
+        };
+        let mover = |ply: usize| line.position(ply - 1).side_to_move();
+        let newest = if mover(turn.ply) == turn.against {
+            turn.ply
+        } else {
+            turn.ply - 1
+        };
+        for back in 0..=limits.back_moves {
+            let Some(ply) = newest.checked_sub(2 * back).filter(|&p| p > past && p >= 1) else {
+                break;
+            };
+            if line.plies[ply - 1].origin == Origin::Published {
+                break;
+            }
+            if line.position(ply - 1).moves().len() < 2 {
+                continue;
+            }
+            if count.searched >= limits.max_searches {
+                break 'turns;
+            }
+            count.searched += 1;
+            let Some((best, best_score, played_score)) =
+                better_move(line, ply, searcher, oracle, limits)
+            else {
+                continue;
+            };
+            let side = mover(ply);
+            let replaced = line.plies[ply - 1].mv;
+            line.plies.truncate(ply - 1);
+            let pushed = line.push(best, Origin::Repair);
+            debug_assert!(pushed, "the search's move is legal");
+            if let Some(p) = line.plies.last_mut() {
+                p.repaired = Some(Repaired {
+                    replaced,
+                    replaced_score: as_white(played_score, side),
+                    score: as_white(best_score, side),
+                });
+            }
+            extend_with_engine(line, searcher, oracle, extend, settled);
+            score_line(line, searcher, oracle, &extend.per_move);
+            count.repairs += 1;
+            past = ply;
+            continue 'turns;
+        }
+        past = turn.ply;
+    }
+    count
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::notation::fen::parse_fen;
+
+    #[test]
+    fn a_replacement_must_beat_the_move_by_half_a_man_and_keep_the_balance() {
+        assert!(keeps_the_balance(0, -MAN));
+        assert!(keeps_the_balance(-MAN / 2, -MAN));
+        assert!(!keeps_the_balance(-MAN, -2 * MAN), "still a man down");
+        assert!(
+            !keeps_the_balance(10, -30),
+            "the played move was not a man worse"
+        );
+    }
+
+    /// A line whose first ply jumps to `start`, then the moves, each
+    /// scored `scores` (White's view).
+    fn line_from(start: &str, moves: &[(u8, u8)], origin: Origin) -> MainLine {
+        let start = parse_fen(start).unwrap();
+        let first = Position::initial().moves().as_slice()[0];
+        let mut line = MainLine::default();
+        line.plies.push(crate::line::LinePly {
+            mv: first,
+            after: start,
+            origin: Origin::Published,
+            score: None,
+            repaired: None,
+        });
+        for &(f, t) in moves {
+            assert!(line.push_squares(f, t, origin), "{f}-{t} is legal");
+        }
+        line
+    }
+
+    fn limits(depth: u32) -> (ExtendLimits, RepairLimits) {
+        let per_move = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let extend = ExtendLimits {
+            per_move,
+            max_plies: 6,
+            settle_pieces: 0,
+            quiet_plies: 0,
+            shuffle_pieces: 0,
+        };
+        let repair = RepairLimits {
+            per_move: Limits {
+                depth: Some(depth + 2),
+                ..Limits::default()
+            },
+            max_repairs: 4,
+            back_moves: 2,
+            max_searches: 16,
+        };
+        (extend, repair)
+    }
+
+    // White to move, men on 21 and 30, Black's man on 14 and king on 7:
+    // 21-17 walks into 14x21, 30-26 keeps the men.
+    const GIVES_A_MAN: &str = "W:W21,30,K32:B14,K7,3";
+
+    #[test]
+    fn a_move_that_gives_a_man_away_is_replaced_and_the_line_goes_on() {
+        let (extend, repair) = limits(6);
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17)], Origin::Archive);
+        let mut searcher = Searcher::new(4);
+        score_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend.per_move,
+        );
+        assert_eq!(turns(&line).first().map(|t| t.ply), Some(2), "{line:?}");
+        let count = repair_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend,
+            &repair,
+            &|_| false,
+        );
+        assert_eq!(count.repairs, 1);
+        let fixed = &line.plies[1];
+        assert_eq!(fixed.origin, Origin::Repair);
+        let r = fixed.repaired.expect("the replaced move is kept");
+        assert_eq!(
+            (r.replaced.from().number(), r.replaced.to().number()),
+            (21, 17)
+        );
+        assert!(r.score - r.replaced_score >= MAN / 2, "{r:?}");
+        assert!(line.len() > 2, "the engine plays on from the repair");
+        assert!(line.plies[2..].iter().all(|p| p.origin == Origin::Engine));
+        assert!(line.plies.iter().all(|p| p.score.is_some()));
+        assert!(crate::lines::swings(&line).iter().all(|s| s.ply != 2));
+    }
+
+    /// White's 21-17 scored level (a shallow search missed the shot),
+    /// Black's capture after it a man up: the jump for the side that
+    /// moved is a turn against White, whose move before it is replaced.
+    #[test]
+    fn a_jump_for_the_mover_repairs_the_opponents_move_before_it() {
+        let (extend, repair) = limits(6);
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17), (14, 21)], Origin::Archive);
+        for (p, s) in line.plies.iter_mut().zip([0, 0, -MAN]) {
+            p.score = Some(s);
+        }
+        assert_eq!(
+            turns(&line),
+            vec![Turn {
+                ply: 3,
+                against: Color::White
+            }]
+        );
+        let mut searcher = Searcher::new(4);
+        let count = repair_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend,
+            &repair,
+            &|_| false,
+        );
+        assert_eq!(count.repairs, 1);
+        assert_eq!(line.plies[1].origin, Origin::Repair);
+        let r = line.plies[1].repaired.expect("the replaced move is kept");
+        assert_eq!(
+            (r.replaced.from().number(), r.replaced.to().number()),
+            (21, 17)
+        );
+    }
+
+    /// A score that creeps to a man by less at each ply is a turn too,
+    /// where the line turns decisive.
+    #[test]
+    fn a_line_turning_decisive_is_a_turn() {
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17), (14, 21)], Origin::Archive);
+        for (p, s) in line.plies.iter_mut().zip([0, 60, 120]) {
+            p.score = Some(s);
+        }
+        assert_eq!(
+            turns(&line),
+            vec![Turn {
+                ply: 3,
+                against: Color::Black
+            }]
+        );
+    }
+
+    #[test]
+    fn published_moves_are_never_replaced() {
+        let (extend, repair) = limits(6);
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17)], Origin::Published);
+        let mut searcher = Searcher::new(4);
+        score_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend.per_move,
+        );
+        let before = line.clone();
+        let count = repair_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend,
+            &repair,
+            &|_| false,
+        );
+        assert_eq!(count, RepairCount::default());
+        assert_eq!(line, before);
+    }
+
+    #[test]
+    fn no_repairs_allowed_changes_nothing() {
+        let (extend, _) = limits(6);
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17)], Origin::Archive);
+        let mut searcher = Searcher::new(4);
+        score_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend.per_move,
+        );
+        let before = line.clone();
+        repair_line(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend,
+            &RepairLimits::none(),
+            &|_| false,
+        );
+        assert_eq!(line, before);
+    }
+}
