@@ -160,7 +160,6 @@ pub fn extend_with_engine(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::notation::fen::parse_fen;
     use engine::NoOracle;
 
     fn limits(quiet_plies: usize) -> ExtendLimits {
@@ -266,20 +265,7 @@ mod tests {
     /// A line whose first ply jumps to `start` (a man's move from the
     /// initial position, so the quiet count starts there), then `moves`.
     fn line_from(start: &str, moves: &[(u8, u8)]) -> MainLine {
-        let start = parse_fen(start).unwrap();
-        let first = Position::initial().moves().as_slice()[0];
-        let mut line = MainLine::default();
-        line.plies.push(crate::line::LinePly {
-            mv: first,
-            after: start,
-            origin: Origin::Engine,
-            score: None,
-            repaired: None,
-        });
-        for &(f, t) in moves {
-            assert!(line.push_squares(f, t, Origin::Engine), "{f}-{t} is legal");
-        }
-        line
+        crate::line::test_line_from(start, Origin::Engine, moves, Origin::Engine)
     }
 
     #[test]

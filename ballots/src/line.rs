@@ -147,6 +147,33 @@ impl MainLine {
     }
 }
 
+/// A line whose first ply jumps to `start` (a FEN; the first ply is a
+/// man's move from the initial position, of origin `first`), then
+/// `moves` (PDN squares, each legal in turn) of origin `origin`: a test's
+/// line from any position.
+#[cfg(test)]
+pub(crate) fn test_line_from(
+    start: &str,
+    first: Origin,
+    moves: &[(u8, u8)],
+    origin: Origin,
+) -> MainLine {
+    let start = engine::notation::fen::parse_fen(start).unwrap();
+    let mv = Position::initial().moves().as_slice()[0];
+    let mut line = MainLine::default();
+    line.plies.push(LinePly {
+        mv,
+        after: start,
+        origin: first,
+        score: None,
+        repaired: None,
+    });
+    for &(f, t) in moves {
+        assert!(line.push_squares(f, t, origin), "{f}-{t} is legal");
+    }
+    line
+}
+
 /// Whether `mv`, played in `before`, can never be undone: a capture, or a
 /// man's move (men only move forward).
 pub fn is_irreversible(before: &Position, mv: &Move) -> bool {

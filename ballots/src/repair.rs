@@ -270,7 +270,6 @@ pub fn repair_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::notation::fen::parse_fen;
 
     #[test]
     fn a_replacement_must_beat_the_move_by_half_a_man_and_keep_the_balance() {
@@ -286,20 +285,20 @@ mod tests {
     /// A line whose first ply jumps to `start`, then the moves, each
     /// scored `scores` (White's view).
     fn line_from(start: &str, moves: &[(u8, u8)], origin: Origin) -> MainLine {
-        let start = parse_fen(start).unwrap();
-        let first = Position::initial().moves().as_slice()[0];
-        let mut line = MainLine::default();
-        line.plies.push(crate::line::LinePly {
-            mv: first,
-            after: start,
-            origin: Origin::Published,
-            score: None,
-            repaired: None,
-        });
-        for &(f, t) in moves {
-            assert!(line.push_squares(f, t, origin), "{f}-{t} is legal");
-        }
-        line
+        crate::line::test_line_from(start, Origin::Published, moves, origin)
+    }
+
+    /// Repairs `line` with no oracle and nothing settled.
+    fn repaired(line: &mut MainLine, extend: &ExtendLimits, repair: &RepairLimits) -> RepairCount {
+        let mut searcher = Searcher::new(4);
+        repair_line(
+            line,
+            &mut searcher,
+            &engine::NoOracle,
+            extend,
+            repair,
+            &|_| false,
+        )
     }
 
     fn limits(depth: u32) -> (ExtendLimits, RepairLimits) {
@@ -342,14 +341,7 @@ mod tests {
             &extend.per_move,
         );
         assert_eq!(turns(&line).first().map(|t| t.ply), Some(2), "{line:?}");
-        let count = repair_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend,
-            &repair,
-            &|_| false,
-        );
+        let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count.repairs, 1);
         let fixed = &line.plies[1];
         assert_eq!(fixed.origin, Origin::Repair);
@@ -382,15 +374,7 @@ mod tests {
                 against: Color::White
             }]
         );
-        let mut searcher = Searcher::new(4);
-        let count = repair_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend,
-            &repair,
-            &|_| false,
-        );
+        let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count.repairs, 1);
         assert_eq!(line.plies[1].origin, Origin::Repair);
         let r = line.plies[1].repaired.expect("the replaced move is kept");
@@ -429,14 +413,7 @@ mod tests {
             &extend.per_move,
         );
         let before = line.clone();
-        let count = repair_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend,
-            &repair,
-            &|_| false,
-        );
+        let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count, RepairCount::default());
         assert_eq!(line, before);
     }
@@ -453,14 +430,7 @@ mod tests {
             &extend.per_move,
         );
         let before = line.clone();
-        repair_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend,
-            &RepairLimits::none(),
-            &|_| false,
-        );
+        repaired(&mut line, &extend, &RepairLimits::none());
         assert_eq!(line, before);
     }
 }
