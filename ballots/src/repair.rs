@@ -60,11 +60,11 @@ impl RepairLimits {
     /// Positions of a line searched again by default.
     pub const MAX_SEARCHES: usize = 16;
 
-    /// The default repair of lines built at `line_depth`.
-    pub fn for_line_depth(line_depth: u32) -> RepairLimits {
+    /// The default repair, its searches `depth` plies deep.
+    pub fn at_depth(depth: u32) -> RepairLimits {
         RepairLimits {
             per_move: Limits {
-                depth: Some(line_depth + Self::EXTRA_DEPTH),
+                depth: Some(depth),
                 ..Limits::default()
             },
             max_repairs: Self::MAX_REPAIRS,

@@ -17,7 +17,7 @@ use ballots::score::advantage_text;
 use engine::notation::fen::to_fen;
 use engine::search::Searcher;
 use engine::Oracle;
-use proofdb::{ResultCache, Store};
+use proofdb::Store;
 use rayon::prelude::*;
 use serde_json::json;
 use solver::proved::ProvedOracle;
@@ -78,7 +78,7 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
     // The lines are built with the databases, and their ends judged by them.
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let oracle = oracle.as_ref();
-    let results = ResultCache::load(&store)?;
+    let results = super::run::RepairResults::new(&store);
     if !missing.is_empty() {
         build_missing(&store, &missing, &args, oracle, &results)?;
     }
@@ -91,7 +91,7 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
         repair_stored(&store, &stored, &args, oracle, &results)?;
     }
     let settled = |p: &engine::Position| oracle.probe(p).is_some();
-    let proved = ProvedOracle::new(oracle, args.egdb_pieces, &results);
+    let proved = ProvedOracle::new(oracle, args.egdb_pieces, results.get()?);
     let mut rows = Vec::new();
     for b in &chosen {
         let line = ballots::plan::stored_line(&store, b.number)
@@ -121,7 +121,7 @@ fn build_missing(
     missing: &[&Ballot],
     args: &LinesArgs,
     oracle: &dyn Oracle,
-    results: &ResultCache,
+    results: &super::run::RepairResults<'_>,
 ) -> anyhow::Result<()> {
     let sources = super::run::line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
     let limits = super::run::line_limits(args.egdb_pieces, args.line.line_depth);
@@ -167,7 +167,7 @@ fn repair_stored(
     stored: &[&Ballot],
     args: &LinesArgs,
     oracle: &dyn Oracle,
-    results: &ResultCache,
+    results: &super::run::RepairResults<'_>,
 ) -> anyhow::Result<()> {
     let mut free = Vec::new();
     for b in stored {
@@ -184,7 +184,7 @@ fn repair_stored(
     }
     let limits = super::run::line_limits(args.egdb_pieces, args.line.line_depth);
     let repair = args.line.repair();
-    let proved = ProvedOracle::new(oracle, args.egdb_pieces, results);
+    let proved = ProvedOracle::new(oracle, args.egdb_pieces, results.get()?);
     let line_repair = LineRepair {
         limits: repair,
         oracle: &proved,

@@ -107,20 +107,41 @@ pub struct LineBuild {
 impl LineBuild {
     /// The repair's limits.
     pub fn repair(&self) -> RepairLimits {
-        let depth = self
-            .repair_depth
-            .unwrap_or(self.line_depth + RepairLimits::EXTRA_DEPTH)
-            .min(crate::limits::MAX_DEPTH);
-        if depth == 0 {
-            return RepairLimits::none();
+        match self.repair_depth {
+            Some(0) => RepairLimits::none(),
+            Some(depth) => RepairLimits::at_depth(depth),
+            None => RepairLimits::at_depth(
+                (self.line_depth + RepairLimits::EXTRA_DEPTH).min(crate::limits::MAX_DEPTH),
+            ),
         }
-        RepairLimits {
-            per_move: engine::search::Limits {
-                depth: Some(depth),
-                ..engine::search::Limits::default()
-            },
-            ..RepairLimits::for_line_depth(self.line_depth)
+    }
+}
+
+/// The store's proved results for the searches that repair lines, read
+/// from the store the first time a line is built (a run whose lines are
+/// all stored never reads them).
+pub struct RepairResults<'a> {
+    store: &'a Store,
+    loaded: std::sync::OnceLock<ResultCache>,
+}
+
+impl<'a> RepairResults<'a> {
+    /// The results of `store`, not read yet.
+    pub fn new(store: &'a Store) -> RepairResults<'a> {
+        RepairResults {
+            store,
+            loaded: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The results, read now if they were not (a read that fails is
+    /// tried again by the next call).
+    pub fn get(&self) -> Result<&ResultCache, proofdb::StoreError> {
+        if let Some(r) = self.loaded.get() {
+            return Ok(r);
+        }
+        let read = ResultCache::load(self.store)?;
+        Ok(self.loaded.get_or_init(|| read))
     }
 }
 
@@ -136,9 +157,9 @@ pub fn build_repaired_line(
     egdb_pieces: u32,
     limits: &ExtendLimits,
     repair: &RepairLimits,
-    results: &ResultCache,
+    results: &RepairResults<'_>,
 ) -> Result<ballots::line::MainLine, ballots::plan::PlanError> {
-    let proved = ProvedOracle::new(oracle, egdb_pieces, results);
+    let proved = ProvedOracle::new(oracle, egdb_pieces, results.get()?);
     let repair = LineRepair {
         limits: *repair,
         oracle: &proved,
@@ -341,7 +362,7 @@ struct Shared<'a> {
     /// How a line built here is repaired, and the store's proved results
     /// its searches consult.
     repair: RepairLimits,
-    results: &'a ResultCache,
+    results: &'a RepairResults<'a>,
     /// The size of the databases lines are built with.
     line_pieces: u32,
     stop: Arc<AtomicBool>,
@@ -470,7 +491,7 @@ struct LineWork<'a> {
     limits: &'a ExtendLimits,
     /// The repair, the store's proved results and the databases' size.
     repair: RepairLimits,
-    results: &'a ResultCache,
+    results: &'a RepairResults<'a>,
     line_pieces: u32,
     pool: &'a rayon::ThreadPool,
 }
@@ -616,7 +637,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let store = Store::open(&path)?;
     let limits = line_limits(args.egdb_pieces, args.line.line_depth);
     let repair = args.line.repair();
-    let results = ResultCache::load(&store)?;
+    let results = RepairResults::new(&store);
     let sources = load_sources(&args)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
