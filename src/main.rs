@@ -10,6 +10,7 @@ mod help_check;
 mod interrupt;
 mod limits;
 mod oracle;
+mod present;
 mod progress;
 mod selfplay;
 mod serve;

@@ -9,7 +9,7 @@
 use crate::deck::Ballot;
 use crate::frontier::frontier;
 use crate::job::moot;
-use crate::score::{decisive_from, men_text};
+use crate::score::decisive_from;
 use engine::Position;
 use proofdb::json::{Effort, Valued};
 use proofdb::{JobStatus, LinePlyRow, Origin, Outcome, Store, StoreError};
@@ -301,96 +301,6 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
     }))
 }
 
-/// The main line of `ballot` as text (`None` when the store has none): a
-/// header with the plies by origin, the verdict and the end, then one
-/// row per ply: ply, move, origin, pieces, score (men, White's view),
-/// stored value (side to move), proof size, the job's last attempt, FEN;
-/// then the open question with the commands that attack it (databases
-/// of `egdb_pieces` pieces unless the line's results say which).
-pub fn line_text(
-    store: &Store,
-    ballot: &Ballot,
-    egdb_pieces: u32,
-) -> Result<Option<String>, StoreError> {
-    Ok(line_state(store, ballot)?.map(|l| state_text(&l, store.path(), egdb_pieces)))
-}
-
-fn value_text(p: &PlyState) -> String {
-    p.stored.map_or("-".to_string(), |o| {
-        format!("{o} ({})", p.valued.side_to_move)
-    })
-}
-
-/// [`line_text`] of a line already read.
-pub fn state_text(l: &LineState, store: &Path, egdb_pieces: u32) -> String {
-    let s = &l.summary;
-    let last = l.plies.last().expect("a stored line has a ply");
-    let mut out = format!(
-        "ballot {} ({}): {} plies: {} published, {} archive, {} engine, {} repair\n{}\nend: ply {}, {} pieces, stored value {}\n",
-        l.number,
-        l.moves,
-        s.last_ply,
-        s.origins[0],
-        s.origins[1],
-        s.origins[2],
-        s.origins[3],
-        l.verdict,
-        last.ply,
-        last.pieces,
-        value_text(last),
-    );
-    out += &format!(
-        "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {:<16}  {:>10}  {:<24}  fen\n",
-        "ply", "move", "origin", "pieces", "score", "value", "proof", "job"
-    );
-    for p in &l.plies {
-        let job = p.job.as_ref().map_or("-".to_string(), |j| {
-            format!(
-                "{} {} ms {} nodes",
-                j.status, j.effort.millis, j.effort.nodes
-            )
-        });
-        out += &format!(
-            "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {:<16}  {:>10}  {:<24}  {}\n",
-            p.ply,
-            p.move_text,
-            p.origin,
-            p.pieces,
-            p.score.map_or("-".to_string(), men_text),
-            value_text(p),
-            p.proof_size.map_or("-".to_string(), |n| n.to_string()),
-            job,
-            p.valued.fen
-        );
-    }
-    out += &format!(
-        "frontier: {}\n",
-        l.frontier_ply
-            .map_or("no ply proved".to_string(), |f| format!("ply {f}"))
-    );
-    match &l.open {
-        None => out += "open: none: the ballot's position is proved\n",
-        Some(o) => {
-            let tried = o
-                .budget_millis
-                .map_or("the job has not tried it yet".to_string(), |ms| {
-                    format!("it resisted a budget of {} ms", ms)
-                });
-            out += &format!(
-                "open: ply {} ({} pieces, {} to move): {}; {tried}\n  {}\n",
-                o.ply,
-                o.pieces,
-                o.valued.side_to_move,
-                o.asks(),
-                o.valued.fen
-            );
-            let [rerun, solve] = o.commands(l.number, store, l.egdb_pieces.unwrap_or(egdb_pieces));
-            out += &format!("next: {rerun}\n  or: {solve}\n  ({NEXT_STEP_NOTE})\n");
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,11 +403,6 @@ mod tests {
                  --store '/tmp/a b.sqlite'"
             )
         );
-        let text = state_text(&l, Path::new("s.sqlite"), 5);
-        assert!(
-            text.contains("\nopen: ply 4 (24 pieces, Black to move): does Black win?"),
-            "{text}"
-        );
         // Once ply 4 is proved the walk stands at ply 3, where nothing is
         // known.
         put_outcome_unverified(&store, &line[4].position, draw, &prov).unwrap();
@@ -555,11 +460,6 @@ mod tests {
         put_outcome_unverified(&store, &line[3].position, draw, &prov).unwrap();
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!((l.frontier_ply, l.open.as_ref()), (Some(3), None));
-        let text = state_text(&l, Path::new("s.sqlite"), 6);
-        assert!(
-            text.contains("\nopen: none: the ballot's position is proved\n"),
-            "{text}"
-        );
         // Even where the walk's records would not make ply 5 moot.
         let record = JobRecord {
             ballot: 1,

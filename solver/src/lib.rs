@@ -18,7 +18,6 @@ pub mod dfpn;
 pub mod guess;
 pub mod leaves;
 pub mod order;
-pub mod present;
 pub mod proofio;
 pub mod proved;
 pub mod prover;

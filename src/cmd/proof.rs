@@ -3,11 +3,11 @@
 //! every tree the ballot jobs and `solve --store` wrote).
 
 use crate::oracle::Needs;
+use crate::present::proof_tree as present;
 use anyhow::Context;
 use engine::notation::fen::parse_fen;
 use proofdb::outcome::NoResults;
 use proofdb::{ResultCache, ResultSource, Store};
-use solver::present;
 use solver::proofio;
 use solver::proofio::StoredProof;
 use solver::verify::verify;

@@ -140,7 +140,7 @@ impl Browser {
             .map(|r| r.to_json(self.store.path(), self.egdb_pieces))
             .collect();
         let json = serde_json::json!({
-            "summary": report::summary(&rows),
+            "summary": crate::present::ballot_status::summary(&rows),
             "store": self.store.path().display().to_string(),
             "ballots": list,
         });

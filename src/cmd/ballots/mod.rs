@@ -155,8 +155,12 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 ))
             } else {
                 let color = std::io::stdout().is_terminal();
-                let mut text = report::to_text(&rows, color);
-                let next = report::next_text(&rows, &pasteable(s.path()), which.egdb_pieces);
+                let mut text = crate::present::ballot_status::to_text(&rows, color);
+                let next = crate::present::ballot_status::next_text(
+                    &rows,
+                    &pasteable(s.path()),
+                    which.egdb_pieces,
+                );
                 if !next.is_empty() {
                     text += "\n";
                     text += &next;
@@ -177,13 +181,22 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
         BallotsCommand::Report { which, store, out } => {
             let (s, rows) = statuses(&which, &store)?;
-            let files = report::write_report(&out, &rows, &pasteable(s.path()), which.egdb_pieces)
-                .with_context(|| format!("writing the report into {}", out.display()))?;
-            println!("{}", report::summary(&rows));
+            let files = crate::present::ballot_status::write_report(
+                &out,
+                &rows,
+                &pasteable(s.path()),
+                which.egdb_pieces,
+            )
+            .with_context(|| format!("writing the report into {}", out.display()))?;
+            println!("{}", crate::present::ballot_status::summary(&rows));
             for f in files {
                 println!("wrote {}", f.display());
             }
-            let next = report::next_text(&rows, &pasteable(s.path()), which.egdb_pieces);
+            let next = crate::present::ballot_status::next_text(
+                &rows,
+                &pasteable(s.path()),
+                which.egdb_pieces,
+            );
             if !next.is_empty() {
                 print!("\n{next}");
             }
@@ -260,7 +273,8 @@ fn show(
                 o += &format!("{v}\n");
             }
             (Some(l), false) => {
-                o += &ballots::show::state_text(&l, &pasteable(s.path()), egdb_pieces);
+                o +=
+                    &crate::present::ballot_line::state_text(&l, &pasteable(s.path()), egdb_pieces);
                 o.push('\n');
             }
             (None, _) => missing.push(n),

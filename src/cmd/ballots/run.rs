@@ -757,8 +757,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     for r in &mut rows {
         r.egdb_pieces = Some(args.egdb_pieces);
     }
-    let mut text = report::to_text(&rows, std::io::IsTerminal::is_terminal(&std::io::stdout()));
-    let next = report::next_text(&rows, &super::pasteable(&path), args.egdb_pieces);
+    let mut text = crate::present::ballot_status::to_text(
+        &rows,
+        std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    );
+    let next =
+        crate::present::ballot_status::next_text(&rows, &super::pasteable(&path), args.egdb_pieces);
     if !next.is_empty() {
         text += "\n";
         text += &next;

@@ -1,5 +1,7 @@
-//! Reports from main lines and job records inserted by hand.
+//! Reports from main lines and job records inserted by hand: the status
+//! rows and how they are rendered.
 
+use super::*;
 use ballots::deck::{Deck, Selection};
 use ballots::report::*;
 use engine::{Position, Value};
@@ -200,8 +202,9 @@ fn frontier_is_the_earliest_exactly_proved_ply() {
         text.contains("1 frontiers where the engine's score is level, 1 lines decisive"),
         "{text}"
     );
-    let shown = ballots::show::line_text(&store, deck.get(5).unwrap(), 5)
+    let shown = ballots::show::line_state(&store, deck.get(5).unwrap())
         .unwrap()
+        .map(|l| crate::present::ballot_line::state_text(&l, store.path(), 5))
         .unwrap();
     assert!(
         shown.contains("\ndecisive from ply 10: Black +1.50 men\n"),

@@ -2,10 +2,10 @@
 //! Chinook's proof viewer (`W`, `D`, `L`, `D or W`, `L or D`, `leaf`,
 //! `not in tree`, `unresolved`), and DOT, JSON and PDN exports.
 
-use crate::proofio::entry_text;
 use engine::notation::fen::to_fen;
 use engine::{Color, Move, Oracle, Position, Value};
 use proofdb::{LeafSource, ProofEntry, ProofTree, Question, ResultSource};
+use solver::proofio::entry_text;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write;
 
