@@ -6,7 +6,9 @@
 //! (pieces, why, and whether the databases, the walk's settling of the
 //! positions one piece above them, or only a search settles it).
 
-use super::run::build_repaired_line;
+use super::line_build::{
+    build_repaired_line, line_limits, line_sources, ChosenBallots, LineBuild, RepairResults,
+};
 use crate::cli::StoreArg;
 use anyhow::Context;
 use ballots::deck::{Ballot, DeckKind};
@@ -28,7 +30,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct LinesArgs {
     #[command(flatten)]
-    pub which: super::run::ChosenBallots,
+    pub which: ChosenBallots,
     #[command(flatten)]
     pub store: StoreArg,
     /// The databases a line is built with (and ends at), and against
@@ -37,7 +39,7 @@ pub struct LinesArgs {
           value_parser = crate::limits::egdb_pieces)]
     pub egdb_pieces: u32,
     #[command(flatten)]
-    pub line: super::run::LineBuild,
+    pub line: LineBuild,
     /// Worker threads building lines (default: all cores).
     #[arg(long, value_parser = crate::limits::threads)]
     pub threads: Option<usize>,
@@ -78,7 +80,7 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
     // The lines are built with the databases, and their ends judged by them.
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let oracle = oracle.as_ref();
-    let results = super::run::RepairResults::new(&store);
+    let results = RepairResults::new(&store);
     if !missing.is_empty() {
         build_missing(&store, &missing, &args, oracle, &results)?;
     }
@@ -121,10 +123,10 @@ fn build_missing(
     missing: &[&Ballot],
     args: &LinesArgs,
     oracle: &dyn Oracle,
-    results: &super::run::RepairResults<'_>,
+    results: &RepairResults<'_>,
 ) -> anyhow::Result<()> {
-    let sources = super::run::line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
-    let limits = super::run::line_limits(args.egdb_pieces, args.line.line_depth);
+    let sources = line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
+    let limits = line_limits(args.egdb_pieces, args.line.line_depth);
     let repair = args.line.repair();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
@@ -167,7 +169,7 @@ fn repair_stored(
     stored: &[&Ballot],
     args: &LinesArgs,
     oracle: &dyn Oracle,
-    results: &super::run::RepairResults<'_>,
+    results: &RepairResults<'_>,
 ) -> anyhow::Result<()> {
     let mut free = Vec::new();
     for b in stored {
@@ -182,7 +184,7 @@ fn repair_stored(
             free.push(*b);
         }
     }
-    let limits = super::run::line_limits(args.egdb_pieces, args.line.line_depth);
+    let limits = line_limits(args.egdb_pieces, args.line.line_depth);
     let repair = args.line.repair();
     let proved = ProvedOracle::new(oracle, args.egdb_pieces, results.get()?);
     let line_repair = LineRepair {

@@ -6,6 +6,7 @@
 //! the current directory, then from the folders above the executable),
 //! else the copy built into the program.
 
+mod line_build;
 mod lines;
 mod run;
 mod settle;

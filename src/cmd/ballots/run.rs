@@ -6,32 +6,28 @@
 //! committed as it is proved, so a killed or interrupted run loses at most
 //! the position in progress, and running the same command again resumes.
 
+use super::line_build::{
+    build_repaired_line, line_limits, line_sources, ChosenBallots, LineBuild, RepairResults,
+};
 use crate::cli::StoreArg;
 use crate::cli::{SolverArg, TrustArg};
 use crate::oracle::Needs;
 use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
-use ballots::deck::{Ballot, Deck, Selection};
+use ballots::deck::Ballot;
 use ballots::extend::ExtendLimits;
 use ballots::job::{walk, PositionProver, WalkBudget, WalkEnd, WalkSummary};
-use ballots::plan::{build_line, main_line, LineSources};
-use ballots::repair::{LineRepair, RepairLimits};
+use ballots::plan::{main_line, LineSources};
+use ballots::repair::RepairLimits;
 use ballots::report;
-use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
-use engine::notation::pdn::{read_file, Game};
-use engine::search::{Limits, Searcher};
+use engine::search::Searcher;
 use engine::Oracle;
-use proofdb::{LiveResults, ResultCache, Store};
+use proofdb::{LiveResults, Store};
 use rayon::prelude::*;
 use solver::clock::Clock;
-use solver::proved::ProvedOracle;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-
-/// The ballots run when neither `--ballot` nor `--deck` is given: a small
-/// default for a first run.
-pub const DEFAULT_BALLOTS: [u32; 4] = [1, 2, 3, 4];
 
 /// Default of `--line-reach` from [`REACH_BUILD_FROM`] pieces on: the
 /// slices reachable from the lines' positions of up to one piece more
@@ -43,129 +39,6 @@ pub const LINE_REACH: u32 = 1;
 /// lines need of the largest size ([`RunArgs::line_reach`]) by default;
 /// below it the whole set takes minutes at most.
 pub const REACH_BUILD_FROM: u32 = 7;
-
-/// Which ballots `ballots run` and `ballots lines` take.
-#[derive(clap::Args, Debug)]
-pub struct ChosenBallots {
-    /// These ballots (ACF numbers). Without it and without --deck:
-    /// ballots 1-4.
-    #[arg(long = "ballot", value_name = "N", num_args = 1.., conflicts_with = "deck")]
-    pub ballots: Vec<u32>,
-    /// A whole deck: all (174), 156, 144, barred.
-    #[arg(long, value_name = "all|156|144|barred")]
-    pub deck: Option<Selection>,
-    /// Ballot table (default: as for `ballots list`).
-    #[arg(long, value_name = "FILE")]
-    pub ballots_file: Option<PathBuf>,
-}
-
-impl ChosenBallots {
-    /// The ballot table.
-    pub fn deck(&self) -> anyhow::Result<Deck> {
-        Ok(Deck::locate(self.ballots_file.as_deref())?)
-    }
-
-    /// The ballots of `deck` chosen: `--deck`, else `--ballot`, else
-    /// [`DEFAULT_BALLOTS`]; a number the deck lacks is an error naming it.
-    pub fn choose<'d>(&self, deck: &'d Deck) -> anyhow::Result<Vec<&'d Ballot>> {
-        if let Some(sel) = self.deck {
-            return Ok(deck.select(sel));
-        }
-        let numbers: Vec<u32> = if self.ballots.is_empty() {
-            DEFAULT_BALLOTS.to_vec()
-        } else {
-            self.ballots.clone()
-        };
-        numbers
-            .iter()
-            .map(|&n| {
-                deck.get(n)
-                    .with_context(|| format!("no ballot {n} in {}", deck.source()))
-            })
-            .collect()
-    }
-}
-
-/// How main lines are built and repaired (`ballots run` and `ballots
-/// lines`).
-#[derive(clap::Args, Debug, Clone, Copy)]
-pub struct LineBuild {
-    /// Depth of the engine's search for each move it adds to a main line
-    /// and for the score of each of its positions (1 to 100).
-    #[arg(long, default_value_t = 14, value_parser = crate::limits::depth)]
-    pub line_depth: u32,
-    /// Depth of the searches that repair a line: each move that loses a
-    /// man or more by the line's scores, and the same side's three moves
-    /// before it, are searched again this deep (with the databases and
-    /// the store's proved results), and a move that keeps the balance
-    /// replaces it (origin `repair`); published moves are never replaced.
-    /// Default: --line-depth + 4; 0: no repair.
-    #[arg(long, value_name = "PLIES", value_parser = crate::limits::repair_depth)]
-    pub repair_depth: Option<u32>,
-}
-
-impl LineBuild {
-    /// The repair's limits.
-    pub fn repair(&self) -> RepairLimits {
-        match self.repair_depth {
-            Some(0) => RepairLimits::none(),
-            Some(depth) => RepairLimits::at_depth(depth),
-            None => RepairLimits::at_depth(
-                (self.line_depth + RepairLimits::EXTRA_DEPTH).min(crate::limits::MAX_DEPTH),
-            ),
-        }
-    }
-}
-
-/// The store's proved results for the searches that repair lines, read
-/// from the store the first time a line is built (a run whose lines are
-/// all stored never reads them).
-pub struct RepairResults<'a> {
-    store: &'a Store,
-    loaded: std::sync::OnceLock<ResultCache>,
-}
-
-impl<'a> RepairResults<'a> {
-    /// The results of `store`, not read yet.
-    pub fn new(store: &'a Store) -> RepairResults<'a> {
-        RepairResults {
-            store,
-            loaded: std::sync::OnceLock::new(),
-        }
-    }
-
-    /// The results, read now if they were not (a read that fails is
-    /// tried again by the next call).
-    pub fn get(&self) -> Result<&ResultCache, proofdb::StoreError> {
-        if let Some(r) = self.loaded.get() {
-            return Ok(r);
-        }
-        let read = ResultCache::load(self.store)?;
-        Ok(self.loaded.get_or_init(|| read))
-    }
-}
-
-/// Builds the main line of `ballot` (`plan::build_line`) with the
-/// databases `oracle` (of `egdb_pieces`), repaired with `repair` over
-/// them and the store's proved results `results`.
-#[allow(clippy::too_many_arguments)]
-pub fn build_repaired_line(
-    ballot: &Ballot,
-    sources: &LineSources,
-    searcher: &mut Searcher,
-    oracle: &dyn Oracle,
-    egdb_pieces: u32,
-    limits: &ExtendLimits,
-    repair: &RepairLimits,
-    results: &RepairResults<'_>,
-) -> Result<ballots::line::MainLine, ballots::plan::PlanError> {
-    let proved = ProvedOracle::new(oracle, egdb_pieces, results.get()?);
-    let repair = LineRepair {
-        limits: *repair,
-        oracle: &proved,
-    };
-    build_line(ballot, sources, searcher, oracle, limits, &repair)
-}
 
 /// Arguments of `checkers ballots run`.
 #[derive(clap::Args, Debug)]
@@ -259,91 +132,11 @@ pub struct RunArgs {
     pub archive: Option<PathBuf>,
 }
 
-/// How far the engine extends a main line for a run with databases of
-/// `egdb_pieces` pieces, searching each move to `depth`.
-pub fn line_limits(egdb_pieces: u32, depth: u32) -> ExtendLimits {
-    ExtendLimits {
-        per_move: Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        },
-        max_plies: 400,
-        settle_pieces: egdb_pieces,
-        quiet_plies: ExtendLimits::QUIET_PLIES,
-        shuffle_pieces: egdb_pieces + 1,
-    }
-}
-
 /// Reads the trunks and the archive; a missing default file is a warning
 /// (the lines then come from the engine), a missing or bad explicit file
 /// an error.
 fn load_sources(args: &RunArgs) -> anyhow::Result<LineSources> {
     line_sources(args.trunks.as_deref(), args.archive.as_deref())
-}
-
-/// The published trunks (`trunks`, else fortman-trunks.pdn in the data
-/// folder) and the master-game archive (`archive`, else
-/// games/acf-archive.pdn) that main lines follow; a missing default file
-/// is a warning, a missing or bad explicit file an error.
-pub fn line_sources(
-    trunks: Option<&std::path::Path>,
-    archive: Option<&std::path::Path>,
-) -> anyhow::Result<LineSources> {
-    let mut sources = LineSources::default();
-    match trunks
-        .map(PathBuf::from)
-        .or_else(|| find_data_file("fortman-trunks.pdn"))
-    {
-        Some(p) => {
-            let games = read_file(&p).with_context(|| format!("reading trunks {}", p.display()))?;
-            sources.trunks = trunks_from_games(&games);
-            usable(&p, &games, sources.trunks.by_ballot.len(), "trunks")?;
-        }
-        None => eprintln!("checkers: no fortman-trunks.pdn found; main lines without trunks"),
-    }
-    match archive
-        .map(PathBuf::from)
-        .or_else(|| find_data_file("games/acf-archive.pdn"))
-    {
-        Some(p) => {
-            let games =
-                read_file(&p).with_context(|| format!("reading archive {}", p.display()))?;
-            sources.archive = archive_from_games(&games);
-            usable(&p, &games, sources.archive.len(), "archive")?;
-        }
-        None => eprintln!("checkers: no games/acf-archive.pdn found; main lines without archive"),
-    }
-    Ok(sources)
-}
-
-/// Says how many of the games of `path` (the trunks or the archive) were
-/// skipped, for not replaying legally from the initial position (the
-/// first reason given); none usable is an error.
-fn usable(path: &std::path::Path, games: &[Game], used: usize, what: &str) -> anyhow::Result<()> {
-    let illegal = games.iter().filter(|g| !g.is_legal()).count();
-    let first = games
-        .iter()
-        .find_map(|g| {
-            g.error
-                .as_ref()
-                .map(|e| format!(" (game {}: {e})", g.number))
-        })
-        .unwrap_or_default();
-    anyhow::ensure!(
-        used > 0,
-        "{what} {}: none of its {} games gives a line from the initial position \
-         ({illegal} do not replay{first})",
-        path.display(),
-        games.len()
-    );
-    if illegal > 0 {
-        eprintln!(
-            "checkers: {what} {}: {illegal} of {} games do not replay and are skipped{first}",
-            path.display(),
-            games.len()
-        );
-    }
-    Ok(())
 }
 
 /// Everything a ballot's job shares with the others.
