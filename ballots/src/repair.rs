@@ -288,6 +288,12 @@ mod tests {
         crate::line::test_line_from(start, Origin::Published, moves, origin)
     }
 
+    /// Scores `line` as a build does, with no oracle.
+    fn scored(line: &mut MainLine, extend: &ExtendLimits) {
+        let mut searcher = Searcher::new(4);
+        score_line(line, &mut searcher, &engine::NoOracle, &extend.per_move);
+    }
+
     /// Repairs `line` with no oracle and nothing settled.
     fn repaired(line: &mut MainLine, extend: &ExtendLimits, repair: &RepairLimits) -> RepairCount {
         let mut searcher = Searcher::new(4);
@@ -333,13 +339,7 @@ mod tests {
     fn a_move_that_gives_a_man_away_is_replaced_and_the_line_goes_on() {
         let (extend, repair) = limits(6);
         let mut line = line_from(GIVES_A_MAN, &[(21, 17)], Origin::Archive);
-        let mut searcher = Searcher::new(4);
-        score_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend.per_move,
-        );
+        scored(&mut line, &extend);
         assert_eq!(turns(&line).first().map(|t| t.ply), Some(2), "{line:?}");
         let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count.repairs, 1);
@@ -405,13 +405,7 @@ mod tests {
     fn published_moves_are_never_replaced() {
         let (extend, repair) = limits(6);
         let mut line = line_from(GIVES_A_MAN, &[(21, 17)], Origin::Published);
-        let mut searcher = Searcher::new(4);
-        score_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend.per_move,
-        );
+        scored(&mut line, &extend);
         let before = line.clone();
         let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count, RepairCount::default());
@@ -422,13 +416,7 @@ mod tests {
     fn no_repairs_allowed_changes_nothing() {
         let (extend, _) = limits(6);
         let mut line = line_from(GIVES_A_MAN, &[(21, 17)], Origin::Archive);
-        let mut searcher = Searcher::new(4);
-        score_line(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend.per_move,
-        );
+        scored(&mut line, &extend);
         let before = line.clone();
         repaired(&mut line, &extend, &RepairLimits::none());
         assert_eq!(line, before);

@@ -353,7 +353,7 @@ mod tests {
         use crate::deck::Deck;
         use engine::notation::fen::to_fen;
         use proofdb::testing::put_outcome_unverified;
-        use proofdb::{JobRecord, Provenance};
+        use proofdb::Provenance;
         let (_dir, store, line) = store_with_line();
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
@@ -370,18 +370,13 @@ mod tests {
         // job gave it 4.5 s.
         put_outcome_unverified(&store, &line[4].position, Outcome::AtLeastDraw, &prov).unwrap();
         store
-            .put_job_record(&JobRecord {
-                ballot: 1,
-                ply: 4,
-                outcome: Some(Outcome::AtLeastDraw),
-                nodes: 1000,
-                millis: 4500,
-                budget_millis: 4500,
-                proof_size: 7,
-                status: JobStatus::Partial,
-                run_id: "r".into(),
-                updated: 0,
-            })
+            .put_job_record(&proofdb::testing::job_record(
+                1,
+                4,
+                Some(Outcome::AtLeastDraw),
+                4500,
+                JobStatus::Partial,
+            ))
             .unwrap();
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!(l.frontier_ply, Some(5));
@@ -417,7 +412,7 @@ mod tests {
     fn the_open_ply_is_below_the_frontier_past_a_moot_one() {
         use crate::deck::Deck;
         use proofdb::testing::put_outcome_unverified;
-        use proofdb::{JobRecord, Provenance};
+        use proofdb::Provenance;
         let (_dir, store, line) = store_with_line();
         // As `ballots run` stores a line: from ply 1.
         store.set_main_line(1, &line[1..]).unwrap();
@@ -434,18 +429,7 @@ mod tests {
             (3, Outcome::AtMostDraw, JobStatus::Partial, 20_000),
         ] {
             put_outcome_unverified(&store, &line[ply].position, outcome, &prov).unwrap();
-            let record = JobRecord {
-                ballot: 1,
-                ply: ply as u32,
-                outcome: Some(outcome),
-                nodes: 1000,
-                millis,
-                budget_millis: millis,
-                proof_size: 7,
-                status,
-                run_id: "r".into(),
-                updated: 0,
-            };
+            let record = proofdb::testing::job_record(1, ply as u32, Some(outcome), millis, status);
             store.put_job_record(&record).unwrap();
         }
         let l = line_state(&store, ballot).unwrap().unwrap();
@@ -461,18 +445,13 @@ mod tests {
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!((l.frontier_ply, l.open.as_ref()), (Some(3), None));
         // Even where the walk's records would not make ply 5 moot.
-        let record = JobRecord {
-            ballot: 1,
-            ply: 4,
-            outcome: Some(Outcome::AtLeastDraw),
-            nodes: 1000,
-            millis: 5_000,
-            budget_millis: 5_000,
-            proof_size: 7,
-            status: JobStatus::Partial,
-            run_id: "r".into(),
-            updated: 0,
-        };
+        let record = proofdb::testing::job_record(
+            1,
+            4,
+            Some(Outcome::AtLeastDraw),
+            5_000,
+            JobStatus::Partial,
+        );
         store.put_job_record(&record).unwrap();
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!(l.open, None);

@@ -62,6 +62,30 @@ pub fn line_start() -> Vec<crate::LinePlyRow> {
     }]
 }
 
+/// A ballot job's record of `ballot`'s `ply`: `status` and `outcome`
+/// after `millis` ms (its budget too), 1,000 nodes, a proof of 7
+/// positions, run `r`.
+pub fn job_record(
+    ballot: u32,
+    ply: u32,
+    outcome: Option<Outcome>,
+    millis: u64,
+    status: crate::JobStatus,
+) -> crate::JobRecord {
+    crate::JobRecord {
+        ballot,
+        ply,
+        outcome,
+        nodes: 1000,
+        millis,
+        budget_millis: millis,
+        proof_size: 7,
+        status,
+        run_id: "r".into(),
+        updated: 0,
+    }
+}
+
 /// A main line from the start position through `moves` (move texts as
 /// the move type prints them, `9-13`), ply 0 included: every ply
 /// published and unscored. Panics on a move that is not legal (a test's

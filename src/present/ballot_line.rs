@@ -92,7 +92,7 @@ mod tests {
     use ballots::deck::Deck;
     use ballots::show::line_state;
     use proofdb::testing::put_outcome_unverified;
-    use proofdb::{JobRecord, JobStatus, Outcome, Provenance, Store};
+    use proofdb::{JobStatus, Outcome, Provenance, Store};
 
     /// The open question is named where the walk stands, and a line whose
     /// ballot position is proved says nothing is open.
@@ -111,18 +111,13 @@ mod tests {
             put_outcome_unverified(&store, &line[ply].position, draw, &prov).unwrap();
         }
         put_outcome_unverified(&store, &line[4].position, Outcome::AtLeastDraw, &prov).unwrap();
-        let record = JobRecord {
-            ballot: 1,
-            ply: 4,
-            outcome: Some(Outcome::AtLeastDraw),
-            nodes: 1000,
-            millis: 4500,
-            budget_millis: 4500,
-            proof_size: 7,
-            status: JobStatus::Partial,
-            run_id: "r".into(),
-            updated: 0,
-        };
+        let record = proofdb::testing::job_record(
+            1,
+            4,
+            Some(Outcome::AtLeastDraw),
+            4500,
+            JobStatus::Partial,
+        );
         store.put_job_record(&record).unwrap();
         let l = line_state(&store, ballot).unwrap().unwrap();
         let text = state_text(&l, Path::new("s.sqlite"), 5);

@@ -277,13 +277,13 @@ fn solve_slice_in_batches(
         values.push(v);
         counts.push(c);
     }
-    let values_seconds = started.elapsed().as_secs_f64() - forward_seconds - propagation_seconds;
-    Ok(Solved {
+    Ok(Solved::timed(
         values,
         counts,
         levels,
-        step_seconds: [forward_seconds, propagation_seconds, values_seconds],
-    })
+        started,
+        [forward_seconds, propagation_seconds],
+    ))
 }
 
 /// The memory a build of `slice` allocates, in bytes: a state byte and a
@@ -356,6 +356,28 @@ pub struct Solved {
     pub levels: u32,
     /// Seconds of the forward pass, the propagation and the values.
     pub step_seconds: [f64; 3],
+}
+
+impl Solved {
+    /// A slice solved from `started`: the forward pass ended
+    /// `forward_seconds` after it, the propagation `propagation_seconds`
+    /// after that, the values now.
+    pub(super) fn timed(
+        values: Vec<ByteArray>,
+        counts: Vec<Counts>,
+        levels: u32,
+        started: Instant,
+        [forward_seconds, propagation_seconds]: [f64; 2],
+    ) -> Solved {
+        let values_seconds =
+            started.elapsed().as_secs_f64() - forward_seconds - propagation_seconds;
+        Solved {
+            values,
+            counts,
+            levels,
+            step_seconds: [forward_seconds, propagation_seconds, values_seconds],
+        }
+    }
 }
 
 /// Why a slice's forward pass stopped.

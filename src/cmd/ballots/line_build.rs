@@ -6,7 +6,7 @@
 use anyhow::Context;
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::extend::ExtendLimits;
-use ballots::plan::{build_line, LineSources};
+use ballots::plan::{build_line, main_line, LineSources};
 use ballots::repair::{LineRepair, RepairLimits};
 use ballots::sources::{archive_from_games, find_data_file, trunks_from_games};
 use engine::notation::pdn::{read_file, Game};
@@ -121,26 +121,76 @@ impl<'a> RepairResults<'a> {
     }
 }
 
-/// Builds the main line of `ballot` (`plan::build_line`) with the
-/// databases `oracle` (of `egdb_pieces`), repaired with `repair` over
-/// them and the store's proved results `results`.
-#[allow(clippy::too_many_arguments)]
-pub fn build_repaired_line(
-    ballot: &Ballot,
-    sources: &LineSources,
-    searcher: &mut Searcher,
-    oracle: &dyn Oracle,
-    egdb_pieces: u32,
-    limits: &ExtendLimits,
-    repair: &RepairLimits,
-    results: &RepairResults<'_>,
-) -> Result<ballots::line::MainLine, ballots::plan::PlanError> {
-    let proved = ProvedOracle::new(oracle, egdb_pieces, results.get()?);
-    let repair = LineRepair {
-        limits: *repair,
-        oracle: &proved,
-    };
-    build_line(ballot, sources, searcher, oracle, limits, &repair)
+/// How main lines are built where the store has none: from the trunks
+/// and the archive, extended by the engine with the databases of
+/// `egdb_pieces` pieces, then repaired.
+#[derive(Clone, Copy)]
+pub struct LineMaker<'a> {
+    /// The trunks and the archive.
+    pub sources: &'a LineSources,
+    /// How far the engine extends a line.
+    pub limits: &'a ExtendLimits,
+    /// How a line is repaired.
+    pub repair: RepairLimits,
+    /// The store's proved results that repair consults.
+    pub results: &'a RepairResults<'a>,
+    /// The size of the databases `oracle` holds.
+    pub egdb_pieces: u32,
+}
+
+impl LineMaker<'_> {
+    /// The main line of `ballot` as `store` holds it, else built with the
+    /// databases `oracle`, repaired, and stored.
+    pub fn line(
+        &self,
+        store: &Store,
+        ballot: &Ballot,
+        oracle: &dyn Oracle,
+    ) -> anyhow::Result<ballots::line::MainLine> {
+        let mut searcher = Searcher::new(16);
+        main_line(store, ballot, || self.build(ballot, &mut searcher, oracle))
+            .with_context(|| format!("ballot {}: main line", ballot.number))
+    }
+
+    /// Builds the main line of `ballot` (`plan::build_line`) with the
+    /// databases `oracle`, repaired over them and the store's proved
+    /// results.
+    fn build(
+        &self,
+        ballot: &Ballot,
+        searcher: &mut Searcher,
+        oracle: &dyn Oracle,
+    ) -> Result<ballots::line::MainLine, ballots::plan::PlanError> {
+        let proved = ProvedOracle::new(oracle, self.egdb_pieces, self.results.get()?);
+        let repair = self.repair_over(&proved);
+        build_line(ballot, self.sources, searcher, oracle, self.limits, &repair)
+    }
+
+    /// Repairs `line`, already built and scored (`plan::repair_built`),
+    /// with the databases `oracle` and the store's proved results.
+    pub fn repair(
+        &self,
+        line: &mut ballots::line::MainLine,
+        oracle: &dyn Oracle,
+    ) -> Result<ballots::repair::RepairCount, proofdb::StoreError> {
+        let proved = ProvedOracle::new(oracle, self.egdb_pieces, self.results.get()?);
+        let mut searcher = Searcher::new(16);
+        Ok(ballots::plan::repair_built(
+            line,
+            &mut searcher,
+            oracle,
+            self.limits,
+            &self.repair_over(&proved),
+        ))
+    }
+
+    /// The line repair, its searches probing `proved`.
+    fn repair_over<'o>(&self, proved: &'o ProvedOracle<'o>) -> LineRepair<'o> {
+        LineRepair {
+            limits: self.repair,
+            oracle: proved,
+        }
+    }
 }
 
 /// How far the engine extends a main line for a run with databases of

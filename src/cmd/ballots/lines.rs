@@ -7,17 +7,14 @@
 //! positions one piece above them, or only a search settles it).
 
 use super::line_build::{
-    build_repaired_line, line_limits, line_sources, ChosenBallots, LineBuild, RepairResults,
+    line_limits, line_sources, ChosenBallots, LineBuild, LineMaker, RepairResults,
 };
 use crate::cli::StoreArg;
 use anyhow::Context;
 use ballots::deck::{Ballot, DeckKind};
 use ballots::lines::{LineSummary, SettledBy};
-use ballots::plan::main_line;
-use ballots::repair::LineRepair;
 use ballots::score::advantage_text;
 use engine::notation::fen::to_fen;
-use engine::search::Searcher;
 use engine::Oracle;
 use proofdb::Store;
 use rayon::prelude::*;
@@ -127,7 +124,13 @@ fn build_missing(
 ) -> anyhow::Result<()> {
     let sources = line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
     let limits = line_limits(args.egdb_pieces, args.line.line_depth);
-    let repair = args.line.repair();
+    let maker = LineMaker {
+        sources: &sources,
+        limits: &limits,
+        repair: args.line.repair(),
+        results,
+        egdb_pieces: args.egdb_pieces,
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
         .build()
@@ -137,21 +140,7 @@ fn build_missing(
         missing
             .par_iter()
             .map(|b| {
-                let mut searcher = Searcher::new(16);
-                let build = || {
-                    build_repaired_line(
-                        b,
-                        &sources,
-                        &mut searcher,
-                        oracle,
-                        args.egdb_pieces,
-                        &limits,
-                        &repair,
-                        results,
-                    )
-                };
-                main_line(store, b, build)
-                    .with_context(|| format!("ballot {}: main line", b.number))?;
+                maker.line(store, b, oracle)?;
                 bar.inc(1);
                 Ok(())
             })
@@ -185,11 +174,13 @@ fn repair_stored(
         }
     }
     let limits = line_limits(args.egdb_pieces, args.line.line_depth);
-    let repair = args.line.repair();
-    let proved = ProvedOracle::new(oracle, args.egdb_pieces, results.get()?);
-    let line_repair = LineRepair {
-        limits: repair,
-        oracle: &proved,
+    let sources = ballots::plan::LineSources::default();
+    let maker = LineMaker {
+        sources: &sources,
+        limits: &limits,
+        repair: args.line.repair(),
+        results,
+        egdb_pieces: args.egdb_pieces,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
@@ -202,14 +193,7 @@ fn repair_stored(
                 let mut line = ballots::plan::stored_line(store, b.number)
                     .with_context(|| format!("ballot {}: main line", b.number))?
                     .with_context(|| format!("ballot {}: no main line", b.number))?;
-                let mut searcher = Searcher::new(16);
-                let count = ballots::plan::repair_built(
-                    &mut line,
-                    &mut searcher,
-                    oracle,
-                    &limits,
-                    &line_repair,
-                );
+                let count = maker.repair(&mut line, oracle)?;
                 if count.repairs > 0 {
                     store.set_main_line(b.number, &ballots::plan::to_rows(&line))?;
                 }

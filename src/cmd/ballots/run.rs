@@ -7,7 +7,7 @@
 //! the position in progress, and running the same command again resumes.
 
 use super::line_build::{
-    build_repaired_line, line_limits, line_sources, ChosenBallots, LineBuild, RepairResults,
+    line_limits, line_sources, ChosenBallots, LineBuild, LineMaker, RepairResults,
 };
 use crate::cli::StoreArg;
 use crate::cli::{SolverArg, TrustArg};
@@ -15,12 +15,9 @@ use crate::oracle::Needs;
 use anyhow::Context;
 use ballots::attempt::{ManagedProver, ProverSettings, StoreProver, StoreRecords};
 use ballots::deck::Ballot;
-use ballots::extend::ExtendLimits;
 use ballots::job::{walk, PositionProver, WalkBudget, WalkEnd, WalkSummary};
-use ballots::plan::{main_line, LineSources};
-use ballots::repair::RepairLimits;
+use ballots::plan::LineSources;
 use ballots::report;
-use engine::search::Searcher;
 use engine::Oracle;
 use proofdb::{LiveResults, Store};
 use rayon::prelude::*;
@@ -144,20 +141,14 @@ struct Shared<'a> {
     store: &'a Store,
     live: &'a LiveResults,
     oracle: &'a dyn Oracle,
-    sources: &'a LineSources,
     run_id: &'a str,
     settings: ProverSettings,
     manager: bool,
     /// Where df-pn's tables of open positions are kept between attempts.
     checkpoints: Option<&'a std::path::Path>,
     budget: WalkBudget,
-    limits: ExtendLimits,
-    /// How a line built here is repaired, and the store's proved results
-    /// its searches consult.
-    repair: RepairLimits,
-    results: &'a RepairResults<'a>,
-    /// The size of the databases lines are built with.
-    line_pieces: u32,
+    /// How a line missing from the store is built.
+    lines: LineMaker<'a>,
     stop: Arc<AtomicBool>,
 }
 
@@ -180,22 +171,7 @@ fn run_ballot(
     bars: &crate::progress::Bars,
 ) -> anyhow::Result<WalkSummary> {
     let name = format!("ballot {:>3}", ballot.number);
-    let mut searcher = Searcher::new(16);
-    let build = || {
-        build_repaired_line(
-            ballot,
-            sh.sources,
-            &mut searcher,
-            sh.oracle,
-            sh.line_pieces,
-            &sh.limits,
-            &sh.repair,
-            sh.results,
-        )
-    };
-    let line = main_line(sh.store, ballot, build)
-        .with_context(|| format!("ballot {}: main line", ballot.number))?;
-    drop(searcher);
+    let line = sh.lines.line(sh.store, ballot, sh.oracle)?;
     let plies = (line.len() + 1).saturating_sub(3) as u64;
     let bar = bars.bar(&name, plies);
     let direct = StoreProver {
@@ -280,12 +256,8 @@ fn line_ends(
 struct LineWork<'a> {
     store: &'a Store,
     chosen: &'a [&'a Ballot],
-    sources: &'a LineSources,
-    limits: &'a ExtendLimits,
-    /// The repair, the store's proved results and the databases' size.
-    repair: RepairLimits,
-    results: &'a RepairResults<'a>,
-    line_pieces: u32,
+    /// How a line missing from the store is built.
+    lines: LineMaker<'a>,
     pool: &'a rayon::ThreadPool,
 }
 
@@ -300,11 +272,7 @@ fn line_positions(
     let LineWork {
         store,
         chosen,
-        sources,
-        limits,
-        repair,
-        results,
-        line_pieces,
+        lines: maker,
         pool,
     } = *work;
     // Lines already stored need no databases: a rerun opens none here.
@@ -327,21 +295,7 @@ fn line_positions(
         missing
             .par_iter()
             .map(|b| {
-                let mut searcher = Searcher::new(16);
-                let build = || {
-                    build_repaired_line(
-                        b,
-                        sources,
-                        &mut searcher,
-                        oracle,
-                        line_pieces,
-                        limits,
-                        &repair,
-                        results,
-                    )
-                };
-                let line = main_line(store, b, build)
-                    .with_context(|| format!("ballot {}: main line", b.number))?;
+                let line = maker.line(store, b, oracle)?;
                 Ok(ends_of(&line, most))
             })
             .collect()
@@ -439,14 +393,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     let reach = args
         .line_reach
         .or((args.egdb_pieces >= REACH_BUILD_FROM).then_some(LINE_REACH));
-    let lines = LineWork {
-        store: &store,
-        chosen: &chosen,
+    let maker = LineMaker {
         sources: &sources,
         limits: &limits,
         repair,
         results: &results,
-        line_pieces: args.egdb_pieces,
+        egdb_pieces: args.egdb_pieces,
+    };
+    let lines = LineWork {
+        store: &store,
+        chosen: &chosen,
+        lines: maker,
         pool: &pool,
     };
     // The databases the walk probes, and their size as its results record it.
@@ -500,7 +457,6 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         store: &store,
         live: &live,
         oracle: oracle.as_ref(),
-        sources: &sources,
         run_id: &run_id,
         settings: ProverSettings {
             solver: args.solver.kind(),
@@ -518,10 +474,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         manager: args.manager,
         checkpoints,
         budget,
-        limits,
-        repair,
-        results: &results,
-        line_pieces: args.egdb_pieces,
+        lines: maker,
         stop: Arc::clone(&stop),
     };
     let bars = crate::progress::Bars::new();

@@ -694,11 +694,11 @@ pub fn solve_slice(
         values.push(v);
         counts.push(c);
     }
-    let values_seconds = started.elapsed().as_secs_f64() - forward_seconds - propagation_seconds;
-    Ok(Solved {
+    Ok(Solved::timed(
         values,
         counts,
         levels,
-        step_seconds: [forward_seconds, propagation_seconds, values_seconds],
-    })
+        started,
+        [forward_seconds, propagation_seconds],
+    ))
 }
