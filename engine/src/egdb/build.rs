@@ -356,6 +356,11 @@ pub struct Solved {
     pub levels: u32,
     /// Seconds of the forward pass, the propagation and the values.
     pub step_seconds: [f64; 3],
+    /// The values as the bitbase builder's words, when it built the slice.
+    pub words: Option<super::bitbase::words::SliceWords>,
+    /// Positions whose moves out of the slice the bitbase builder read as
+    /// words of slices held ([`super::bitbase::words`]) instead of probing.
+    pub exit_words: u64,
 }
 
 impl Solved {
@@ -376,6 +381,8 @@ impl Solved {
             counts,
             levels,
             step_seconds: [forward_seconds, propagation_seconds, values_seconds],
+            words: None,
+            exit_words: 0,
         }
     }
 }
@@ -730,6 +737,9 @@ pub fn build_slice(
         Builder::Bitbase => super::bitbase::build_memory(slice),
     };
     let storage = memory.storage_for(needs, db.dir());
+    // The slices built after this one in the same run may read it as
+    // words; the last (or only) one of a run keeps none.
+    let keep_words = if number < of { memory.held_words() } else { 0 };
     if let Storage::Scratch(dir) = &storage {
         progress.note(&format!(
             "{}: its build needs {} MiB, more than the {} MiB allowed: built out of core, its tables in scratch files in {} ({} MiB of disk while it runs)",
@@ -745,9 +755,11 @@ pub fn build_slice(
         counts,
         levels,
         step_seconds: [forward, propagation, values_seconds],
+        words,
+        ..
     } = match builder {
         Builder::Reference => solve_slice(slice, db, progress, &storage)?,
-        Builder::Bitbase => super::bitbase::solve_slice(slice, db, progress, &storage)?,
+        Builder::Bitbase => super::bitbase::solve_slice(slice, db, progress, &storage, keep_words)?,
     };
     let encoding = Instant::now();
     let image = file::encode_slice(slice, &values, &counts);
@@ -757,6 +769,9 @@ pub fn build_slice(
     db.add(SliceFile::from_image(&path, slice, image)?);
     // Reopen through the memory map so the image memory is released.
     db.add(SliceFile::open(&path, slice)?);
+    if let Some(words) = words {
+        db.hold_words(words, memory.held_words());
+    }
     let stats = SliceStats {
         positions,
         counts,
@@ -926,8 +941,10 @@ fn build_decoding_from(
             build_slice(s, db, progress, memory, i + 1, of)?;
         }
     }
-    // What the caller decodes is its own choice.
+    // What the caller decodes is its own choice; the words of the slices
+    // built are for the builds only.
     db.unpack(0)?;
+    db.release_words();
     Ok(())
 }
 

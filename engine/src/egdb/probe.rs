@@ -1,5 +1,6 @@
 //! [`Egdb`]: the opened databases and the probe used by every search.
 
+use super::bitbase::words::{HeldWords, SliceWords};
 use super::codec::{DRAW, LOSS, WIN};
 use super::file::{Arena, BlockLayout, BlockSpot, SliceFile};
 use super::index::{IndexParts, IndexShape, TableIndex, TableKey, MAX_PIECES, SIDE_SLOTS};
@@ -35,6 +36,9 @@ pub struct Egdb {
     limit: u32,
     /// Tables decoded into memory (see [`Egdb::unpack`]).
     unpacked: UnpackedValues,
+    /// Slices just built, as the bitbase builder's words (see
+    /// [`Egdb::hold_words`]).
+    held: HeldWords,
 }
 
 /// What a probe reads of one table, kept together (two cache lines) so
@@ -154,7 +158,26 @@ impl Egdb {
             max_pieces: 0,
             limit: MAX_PIECES,
             unpacked: UnpackedValues::none(),
+            held: HeldWords::default(),
         }
+    }
+
+    /// Keeps the values of a slice just built as the bitbase builder's
+    /// words, within `budget` bytes for all those kept (the oldest go
+    /// first), so that the slices built after it read them a word at a
+    /// time ([`super::bitbase::words`]).
+    pub fn hold_words(&mut self, words: SliceWords, budget: u64) {
+        self.held.hold(words, budget);
+    }
+
+    /// Stops keeping slices as words (a build's end).
+    pub fn release_words(&mut self) {
+        self.held = HeldWords::default();
+    }
+
+    /// The slices kept as words.
+    pub fn held_words(&self) -> &HeldWords {
+        &self.held
     }
 
     /// Opens every slice file of `dir` with up to [`MAX_PIECES`] pieces.

@@ -119,6 +119,13 @@ impl BuildMemory {
         self.limit
     }
 
+    /// Bytes a build may keep of the slices it has built as words
+    /// ([`crate::egdb::bitbase::words`]): a quarter of the limit, at most
+    /// [`crate::egdb::bitbase::words::HELD_BYTES`].
+    pub fn held_words(&self) -> u64 {
+        (self.limit / 4).min(crate::egdb::bitbase::words::HELD_BYTES)
+    }
+
     /// Where a build that needs `needs` bytes keeps its tables: in memory
     /// within the limit, else in scratch files in the scratch folder, or
     /// in `dir` (the database folder) without one.

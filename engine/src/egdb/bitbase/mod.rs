@@ -10,5 +10,6 @@
 pub mod layout;
 pub mod masks;
 pub mod solve;
+pub mod words;
 
 pub use solve::{build_memory, solve_slice};

@@ -29,16 +29,18 @@
 
 use super::layout::{Context, Layout};
 use super::masks::{capture_squares, directions, exit_squares, kinds_of};
+use super::words::SliceWords;
 use crate::board::Color;
 use crate::egdb::build::{capture_value, exit_value, BuildProgress, Missing, Solved};
 use crate::egdb::codec;
 use crate::egdb::file::Counts;
 use crate::egdb::index::TableIndex;
+use crate::egdb::index::TableKey;
 use crate::egdb::probe::Egdb;
 use crate::egdb::scratch::{ByteArray, Storage};
 use crate::egdb::slice::SliceKey;
 use crate::egdb::EgdbError;
-use crate::geometry::{opposite, step, Dir, DIRS, NEIGHBOUR, NONE};
+use crate::geometry::{opposite, step, Dir, DIRS, NEIGHBOUR, NONE, ROW_0, ROW_7};
 use crate::moves::MoveList;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -93,6 +95,9 @@ struct Solver<'a> {
     one_table: bool,
     cells: [Vec<Cell>; 2],
     db: &'a Egdb,
+    /// The slices held as words ([`Egdb::held_words`]): moves out of the
+    /// slice into them are read a word at a time.
+    held: Vec<&'a SliceWords>,
 }
 
 impl Solver<'_> {
@@ -196,23 +201,28 @@ impl Solver<'_> {
 
     /// The forward pass over contexts `range`: capture positions and
     /// moves out of the slice, canonical places only.
-    fn forward(&self, c: u64, list: &mut MoveList) -> Result<(), Missing> {
+    fn forward(&self, c: u64, list: &mut MoveList) -> Result<u64, Missing> {
         let layout = &self.layout;
         let Some(ctx) = layout.context(c) else {
             for cells in &self.cells {
                 cells[c as usize].frozen.store(u32::MAX, Relaxed);
             }
-            return Ok(());
+            return Ok(0);
         };
         let squares = layout.set_squares(&ctx);
         let canon = squares & layout.canonical_squares(&ctx);
         let sides = if self.one_table { 1 } else { 2 };
+        let mut by_words = 0;
         for side in 0..sides {
             let x = colour_of(side);
             let captures = capture_squares(layout, &ctx, squares, x);
             let exits_at = exit_squares(layout, &ctx, squares, x) & !captures;
             let (mut win, mut loss, frozen, mut no_loss) = (0u32, 0u32, !squares | captures, 0u32);
-            let mut bits = (captures | exits_at) & canon;
+            let (covered, won, not_lost) = self.exit_words(&ctx, x, exits_at & canon);
+            win |= won;
+            no_loss |= not_lost & !won;
+            by_words += covered.count_ones() as u64;
+            let mut bits = (captures | exits_at) & canon & !covered;
             while bits != 0 {
                 let s = bits.trailing_zeros();
                 bits &= bits - 1;
@@ -246,7 +256,100 @@ impl Solver<'_> {
             cell.frozen.store(frozen, Relaxed);
             cell.no_loss.store(no_loss, Relaxed);
         }
-        Ok(())
+        Ok(by_words)
+    }
+
+    /// The squares of `open` (canonical places of context `ctx`, `x` to
+    /// move, each with a move out of the slice and no capture) all of
+    /// whose moves out of the slice reach slices held as words, with those
+    /// of them the mover wins and those it does not lose: `(covered, won,
+    /// not lost)`. Only moves of men of the context (the set piece is not
+    /// one of `x`'s men) into a slice in this frame and set-piece kind
+    /// are read this way; the other squares are probed one by one.
+    #[inline]
+    fn exit_words(&self, ctx: &Context, x: Color, open: u32) -> (u32, u32, u32) {
+        let layout = &self.layout;
+        let (mk, kk) = kinds_of(x);
+        if open == 0 || self.held.is_empty() || layout.set_kind() == mk {
+            return (0, 0, 0);
+        }
+        let empty = !ctx.occupied();
+        let (rows, _) = layout.men_rows(x);
+        let crown = if x == Color::Black { ROW_7 } else { ROW_0 };
+        let to_move = 1 - x as usize;
+        let (mut covered, mut won, mut not_lost) = (open, 0u32, 0u32);
+        for &dir in directions(x, false) {
+            let mut leaving = step(ctx.sets[mk], dir) & empty & !rows;
+            while leaving != 0 {
+                let to = leaving & leaving.wrapping_neg();
+                leaving &= leaving - 1;
+                let mut next = *ctx;
+                next.sets[mk] ^= step(to, opposite(dir));
+                if to & crown != 0 {
+                    next.sets[kk] |= to;
+                } else {
+                    next.sets[mk] |= to;
+                }
+                // With the set piece on `to` the move is not there.
+                let legal = open & !to;
+                match self.held_word(&next, legal, to_move) {
+                    Some((valid, win, loss)) => {
+                        covered &= valid | to;
+                        won |= loss & legal & valid;
+                        not_lost |= !win & legal & valid;
+                    }
+                    None => covered &= to,
+                }
+                if covered == 0 {
+                    return (0, 0, 0);
+                }
+            }
+        }
+        (covered, won & covered, not_lost & covered)
+    }
+
+    /// For the context `next` of another slice (in this frame), with
+    /// `side` to move: the squares where the set piece makes a position of
+    /// that slice, and its win and loss words, when that slice is held as
+    /// words with this set piece (in its own frame, which is this one or
+    /// its colour-reversed image: the words are then bit-reversed).
+    /// `squares` (not empty) are the set piece's squares asked for; their
+    /// slice is the same for all.
+    #[inline]
+    fn held_word(&self, next: &Context, squares: u32, side: usize) -> Option<(u32, u32, u32)> {
+        if squares == 0 {
+            return None;
+        }
+        let board = self
+            .layout
+            .position(next, squares.trailing_zeros(), Color::Black);
+        let key = TableKey::of(&board);
+        let slice = SliceKey::of(key);
+        // The kinds of the colour-reversed board: the colours exchanged.
+        let reversed = !key.is_canonical();
+        let set_kind = self.layout.set_kind() ^ if reversed { 2 } else { 0 };
+        let words = self
+            .held
+            .iter()
+            .find(|w| w.layout.slice() == slice && w.layout.set_kind() == set_kind)?;
+        if !reversed {
+            let c = words.layout.number(next)? as usize;
+            return Some((
+                words.layout.set_squares(next),
+                words.win[side][c],
+                words.loss[side][c],
+            ));
+        }
+        let image = Context {
+            sets: [2, 3, 0, 1].map(|kind| next.sets[kind].reverse_bits()),
+        };
+        let c = words.layout.number(&image)? as usize;
+        let side = 1 - side;
+        Some((
+            words.layout.set_squares(&image).reverse_bits(),
+            words.win[side][c].reverse_bits(),
+            words.loss[side][c].reverse_bits(),
+        ))
     }
 
     /// The places that are not canonical copy what the forward pass found
@@ -491,12 +594,16 @@ struct Target {
 }
 
 /// Solves `slice` with the bitbase builder, probing `db` for every value
-/// outside it; the same result as [`crate::egdb::build::solve_slice`].
+/// outside it (and reading the slices `db` holds as words); the same
+/// result as [`crate::egdb::build::solve_slice`]. The result carries the
+/// slice's own words ([`Solved::words`]) when they take at most
+/// `keep_words` bytes (0: never).
 pub fn solve_slice(
     slice: SliceKey,
     db: &Egdb,
     progress: &dyn BuildProgress,
     storage: &Storage,
+    keep_words: u64,
 ) -> Result<Solved, EgdbError> {
     let started = Instant::now();
     let layout = Layout::new(slice);
@@ -510,22 +617,31 @@ pub fn solve_slice(
         one_table: slice.tables().len() == 1,
         cells,
         db,
+        held: db.held_words().slices().collect(),
     };
     let failure: Mutex<Option<Missing>> = Mutex::new(None);
     const CHUNK: u64 = 1 << 12;
     let chunks = (n as u64).div_ceil(CHUNK);
     let positions_per_context = (slice.positions() as f64 / n.max(1) as f64).max(0.0);
-    (0..chunks).into_par_iter().for_each(|k| {
-        let mut list = MoveList::new();
-        let end = ((k + 1) * CHUNK).min(n as u64);
-        for c in k * CHUNK..end {
-            if let Err(e) = solver.forward(c, &mut list) {
-                *failure.lock().expect("no poisoning") = Some(e);
-                return;
+    let exit_words: u64 = (0..chunks)
+        .into_par_iter()
+        .map(|k| {
+            let mut list = MoveList::new();
+            let end = ((k + 1) * CHUNK).min(n as u64);
+            let mut by_words = 0;
+            for c in k * CHUNK..end {
+                match solver.forward(c, &mut list) {
+                    Ok(n) => by_words += n,
+                    Err(e) => {
+                        *failure.lock().expect("no poisoning") = Some(e);
+                        return by_words;
+                    }
+                }
             }
-        }
-        progress.advance(((end - k * CHUNK) as f64 * positions_per_context) as u64);
-    });
+            progress.advance(((end - k * CHUNK) as f64 * positions_per_context) as u64);
+            by_words
+        })
+        .sum();
     if let Some(e) = failure.lock().expect("no poisoning").take() {
         return Err(match e {
             Missing::Probe(p) => crate::egdb::build::missing_for(db, &p, slice),
@@ -694,11 +810,30 @@ pub fn solve_slice(
         values.push(v);
         counts.push(c);
     }
-    Ok(Solved::timed(
+    let keep = n as u64 * 16 <= keep_words;
+    let words = keep.then(|| SliceWords {
+        win: std::array::from_fn(|side| {
+            solver.cells[side]
+                .par_iter()
+                .map(|cell| cell.win.load(Relaxed))
+                .collect()
+        }),
+        loss: std::array::from_fn(|side| {
+            solver.cells[side]
+                .par_iter()
+                .map(|cell| cell.loss.load(Relaxed))
+                .collect()
+        }),
+        layout: solver.layout,
+    });
+    let mut solved = Solved::timed(
         values,
         counts,
         levels,
         started,
         [forward_seconds, propagation_seconds],
-    ))
+    );
+    solved.words = words;
+    solved.exit_words = exit_words;
+    Ok(solved)
 }
