@@ -399,6 +399,11 @@ fn lines_are_built_stored_and_summarised_without_a_walk() {
     let out = lines(&[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     common::assert_says(&text(&out.stdout), "2 lines: ");
+    // The stored lines, whose walks have not started, are searched again
+    // for repairs.
+    let out = lines(&["--repair"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    common::assert_says(&text(&out.stderr), "of 2 stored lines repaired");
 }
 
 #[test]

@@ -123,9 +123,34 @@ fn build_missing(
     results: &RepairResults<'_>,
 ) -> anyhow::Result<()> {
     let sources = line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
+    on_each_line(
+        missing,
+        args,
+        &sources,
+        results,
+        "building main lines",
+        |maker, b| {
+            maker.line(store, b, oracle)?;
+            Ok(())
+        },
+    )?;
+    Ok(())
+}
+
+/// Runs `work` on every ballot of `chosen` in parallel (`--threads`),
+/// with a progress bar saying `what`, the lines built or repaired by the
+/// run's [`LineMaker`] (from `sources`); the first error stops it.
+fn on_each_line<T: Send>(
+    chosen: &[&Ballot],
+    args: &LinesArgs,
+    sources: &ballots::plan::LineSources,
+    results: &RepairResults<'_>,
+    what: &str,
+    work: impl Fn(&LineMaker, &Ballot) -> anyhow::Result<T> + Sync,
+) -> anyhow::Result<Vec<T>> {
     let limits = line_limits(args.egdb_pieces, args.line.line_depth);
     let maker = LineMaker {
-        sources: &sources,
+        sources,
         limits: &limits,
         repair: args.line.repair(),
         results,
@@ -135,19 +160,19 @@ fn build_missing(
         .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
         .build()
         .context("starting the worker threads")?;
-    let bar = crate::progress::counter_bar(missing.len() as u64, "building main lines");
-    let built: Vec<anyhow::Result<()>> = pool.install(|| {
-        missing
+    let bar = crate::progress::counter_bar(chosen.len() as u64, what);
+    let done: Vec<anyhow::Result<T>> = pool.install(|| {
+        chosen
             .par_iter()
             .map(|b| {
-                maker.line(store, b, oracle)?;
+                let r = work(&maker, b)?;
                 bar.inc(1);
-                Ok(())
+                Ok(r)
             })
             .collect()
     });
     bar.finish_and_clear();
-    built.into_iter().collect()
+    done.into_iter().collect()
 }
 
 /// Repairs the stored lines of `stored` whose walk has not started, with
@@ -173,40 +198,25 @@ fn repair_stored(
             free.push(*b);
         }
     }
-    let limits = line_limits(args.egdb_pieces, args.line.line_depth);
     let sources = ballots::plan::LineSources::default();
-    let maker = LineMaker {
-        sources: &sources,
-        limits: &limits,
-        repair: args.line.repair(),
+    let done = on_each_line(
+        &free,
+        args,
+        &sources,
         results,
-        egdb_pieces: args.egdb_pieces,
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
-        .build()
-        .context("starting the worker threads")?;
-    let bar = crate::progress::counter_bar(free.len() as u64, "repairing main lines");
-    let done: Vec<anyhow::Result<usize>> = pool.install(|| {
-        free.par_iter()
-            .map(|b| {
-                let mut line = ballots::plan::stored_line(store, b.number)
-                    .with_context(|| format!("ballot {}: main line", b.number))?
-                    .with_context(|| format!("ballot {}: no main line", b.number))?;
-                let count = maker.repair(&mut line, oracle)?;
-                if count.repairs > 0 {
-                    store.set_main_line(b.number, &ballots::plan::to_rows(&line))?;
-                }
-                bar.inc(1);
-                Ok(count.repairs)
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    let mut repaired = 0;
-    for d in done {
-        repaired += usize::from(d? > 0);
-    }
+        "repairing main lines",
+        |maker, b| {
+            let mut line = ballots::plan::stored_line(store, b.number)
+                .with_context(|| format!("ballot {}: main line", b.number))?
+                .with_context(|| format!("ballot {}: no main line", b.number))?;
+            let count = maker.repair(&mut line, oracle)?;
+            if count.repairs > 0 {
+                store.set_main_line(b.number, &ballots::plan::to_rows(&line))?;
+            }
+            Ok(count.repairs)
+        },
+    )?;
+    let repaired = done.iter().filter(|&&n| n > 0).count();
     eprintln!(
         "checkers: {repaired} of {} stored lines repaired",
         free.len()
