@@ -736,6 +736,11 @@ pub fn build_slice(
         Builder::Reference => build_memory(slice),
         Builder::Bitbase => super::bitbase::build_memory(slice),
     };
+    // The words of the slices built before count against the limit too:
+    // a slice that would not fit beside them goes without them.
+    if needs.saturating_add(db.held_words().bytes()) > memory.limit() {
+        db.release_words();
+    }
     let storage = memory.storage_for(needs, db.dir());
     // The slices built after this one in the same run may read it as
     // words; the last (or only) one of a run keeps none.
