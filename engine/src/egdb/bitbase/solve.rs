@@ -810,7 +810,7 @@ pub fn solve_slice(
         values.push(v);
         counts.push(c);
     }
-    let keep = n as u64 * 16 <= keep_words;
+    let keep = SliceWords::bytes_for(n as u64) <= keep_words;
     let words = keep.then(|| SliceWords {
         win: std::array::from_fn(|side| {
             solver.cells[side]

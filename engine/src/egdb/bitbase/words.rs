@@ -37,10 +37,15 @@ impl std::fmt::Debug for SliceWords {
 }
 
 impl SliceWords {
+    /// Bytes the words of a layout of `contexts` contexts take: a win and
+    /// a loss word per context and side to move.
+    pub fn bytes_for(contexts: u64) -> u64 {
+        contexts * 4 * std::mem::size_of::<u32>() as u64
+    }
+
     /// Bytes the words take.
     pub fn bytes(&self) -> u64 {
-        let words: usize = self.win.iter().chain(&self.loss).map(Vec::len).sum();
-        (words * std::mem::size_of::<u32>()) as u64
+        SliceWords::bytes_for(self.win[0].len() as u64)
     }
 }
 
@@ -72,15 +77,6 @@ impl HeldWords {
         }
         self.bytes += size;
         self.held.push_back(Arc::new(words));
-    }
-
-    /// The words of `slice`, if held.
-    pub fn get(&self, slice: SliceKey) -> Option<&SliceWords> {
-        self.held
-            .iter()
-            .rev()
-            .find(|w| w.layout.slice() == slice)
-            .map(|w| w.as_ref())
     }
 
     /// Stops holding `slice`.
