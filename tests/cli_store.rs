@@ -23,6 +23,12 @@ fn pos(n: u32) -> Position {
     Position::from_bitboards_unchecked(n & 0xFFF, ((n >> 12) & 0xFF) << 20, 0, Color::Black)
 }
 
+/// Stores `outcome` for synthetic position `n` as found by `solver`,
+/// without a proof (the store then calls it unproved).
+fn put_unverified(store: &Store, n: u32, outcome: Outcome, solver: &str) {
+    proofdb::testing::put_outcome_unverified(store, &pos(n), outcome, &prov(solver)).unwrap();
+}
+
 fn prov(s: &str) -> Provenance {
     Provenance {
         solver: s.into(),
@@ -41,30 +47,12 @@ fn merge_stats_export() {
         let a = Store::open(dir.join("a.sqlite")).unwrap();
         let b = Store::open(dir.join("b.sqlite")).unwrap();
         for n in 1..=10 {
-            proofdb::testing::put_outcome_unverified(
-                &a,
-                &pos(n),
-                Outcome::AtLeastDraw,
-                &prov("ab"),
-            )
-            .unwrap();
+            put_unverified(&a, n, Outcome::AtLeastDraw, "ab");
         }
         for n in 6..=15 {
-            proofdb::testing::put_outcome_unverified(
-                &b,
-                &pos(n),
-                Outcome::Exact(Value::Win),
-                &prov("dfpn"),
-            )
-            .unwrap();
+            put_unverified(&b, n, Outcome::Exact(Value::Win), "dfpn");
         }
-        proofdb::testing::put_outcome_unverified(
-            &b,
-            &pos(3),
-            Outcome::Exact(Value::Loss),
-            &prov("dfpn"),
-        )
-        .unwrap();
+        put_unverified(&b, 3, Outcome::Exact(Value::Loss), "dfpn");
     }
     let out = checkers(&["db", "merge", "a.sqlite", "b.sqlite"], dir);
     let so = text(&out.stdout);
@@ -243,13 +231,7 @@ fn an_older_store_is_migrated_by_db_migrate() {
     let path = dir.join("s.sqlite");
     {
         let store = Store::open(&path).unwrap();
-        proofdb::testing::put_outcome_unverified(
-            &store,
-            &pos(5),
-            Outcome::Exact(Value::Win),
-            &prov("dfpn"),
-        )
-        .unwrap();
+        put_unverified(&store, 5, Outcome::Exact(Value::Win), "dfpn");
     }
     let c = rusqlite::Connection::open(&path).unwrap();
     c.execute_batch(

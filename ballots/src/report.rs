@@ -106,7 +106,7 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
         return Ok(st);
     };
     st.line_plies = line.plies.len() as u32;
-    st.last_ply = line.plies.last().map(|p| p.ply);
+    st.last_ply = line.plies.last().map(|p| p.step.ply);
     st.decisive = line.summary.decisive;
     st.repairs = line.summary.origins[3];
     st.open = line.open.clone();
@@ -118,12 +118,12 @@ fn ballot_status(store: &Store, b: &Ballot) -> Result<BallotStatus, StoreError> 
         .count() as u32;
     let Some(front) = line
         .frontier_ply
-        .and_then(|f| line.plies.iter().find(|p| p.ply == f))
+        .and_then(|f| line.plies.iter().find(|p| p.step.ply == f))
     else {
         return Ok(st);
     };
-    st.frontier_ply = Some(front.ply);
-    st.frontier_score = front.score;
+    st.frontier_ply = Some(front.step.ply);
+    st.frontier_score = front.step.score;
     st.frontier_pieces = Some(front.pieces);
     st.frontier_fen = Some(front.valued.fen.clone());
     st.value = front.stored;

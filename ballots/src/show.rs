@@ -72,18 +72,27 @@ pub struct JobState {
     pub proof_size: u64,
 }
 
-/// One ply of a stored main line with what the store knows of it.
+/// A ply of a stored main line as the line holds it: its number, the
+/// move that reached it, where the move came from and the engine's score.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct PlyState {
+pub struct PlyMove {
     /// Plies from the start of the game.
     pub ply: u32,
     /// The move that reached it, PDN text (empty at ply 0).
     #[serde(rename = "move")]
     pub move_text: String,
-    /// `published`, `archive` or `engine`.
+    /// `published`, `archive`, `engine` or `repair`.
     pub origin: &'static str,
     /// The engine's score (centi-men, White's view), if stored.
     pub score: Option<i32>,
+}
+
+/// One ply of a stored main line with what the store knows of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PlyState {
+    /// The ply, its move, origin and score.
+    #[serde(flatten)]
+    pub step: PlyMove,
     /// Pieces on the board.
     pub pieces: u32,
     /// The position and the value or bound the store holds for it.
@@ -229,10 +238,12 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
         }
         let stored = rec.as_ref().map(|r| r.outcome);
         plies.push(PlyState {
-            ply: p.ply,
-            move_text: p.move_text.clone(),
-            origin: p.origin.name(),
-            score: p.score,
+            step: PlyMove {
+                ply: p.ply,
+                move_text: p.move_text.clone(),
+                origin: p.origin.name(),
+                score: p.score,
+            },
             pieces: p.position.piece_count(),
             valued: Valued::new(&p.position, stored),
             proof_size: rec.as_ref().map(|r| r.proof_size),
@@ -250,14 +261,14 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
         });
     }
     let exact = |p: &PlyState| matches!(p.stored, Some(Outcome::Exact(_)));
-    let frontier_ply = frontier(plies.iter().map(|p| (p.ply, p.stored))).map(|(ply, _)| ply);
+    let frontier_ply = frontier(plies.iter().map(|p| (p.step.ply, p.stored))).map(|(ply, _)| ply);
     // Where the walk stands, as it walks ([`crate::job::walk`]): down
     // from the line's end, past the proved plies and the moot ones;
     // nothing once the ballot's position is proved.
     // The row of ply `q` (the stored rows need not start at ply 0).
     let at = |q: usize| {
         plies
-            .binary_search_by_key(&q, |p| p.ply as usize)
+            .binary_search_by_key(&q, |p| p.step.ply as usize)
             .ok()
             .map(|i| &plies[i])
     };
@@ -271,10 +282,10 @@ pub fn line_state(store: &Store, ballot: &Ballot) -> Result<Option<LineState>, S
     let open = plies
         .iter()
         .rev()
-        .take_while(|p| !solved && p.ply >= FIRST_WALKED_PLY)
-        .find(|p| !exact(p) && !moot(p.ply as usize, first, walk_proved))
+        .take_while(|p| !solved && p.step.ply >= FIRST_WALKED_PLY)
+        .find(|p| !exact(p) && !moot(p.step.ply as usize, first, walk_proved))
         .map(|p| OpenPly {
-            ply: p.ply,
+            ply: p.step.ply,
             pieces: p.pieces,
             valued: p.valued.clone(),
             question: match p.stored {
@@ -420,6 +431,10 @@ mod tests {
         let ballot = deck.get(1).expect("ballot 1");
         let prov = Provenance::default();
         let draw = Outcome::Exact(engine::Value::Draw);
+        let record = |ply: u32, outcome: Outcome, millis: u64, status: JobStatus| {
+            let r = proofdb::testing::job_record(1, ply, Some(outcome), millis, status);
+            store.put_job_record(&r).unwrap();
+        };
         // The walk's records: ply 6 proved, 5 only held (10 s), 4 proved
         // (tried past 5), 3 only held (20 s).
         for (ply, outcome, status, millis) in [
@@ -429,8 +444,7 @@ mod tests {
             (3, Outcome::AtMostDraw, JobStatus::Partial, 20_000),
         ] {
             put_outcome_unverified(&store, &line[ply].position, outcome, &prov).unwrap();
-            let record = proofdb::testing::job_record(1, ply as u32, Some(outcome), millis, status);
-            store.put_job_record(&record).unwrap();
+            record(ply as u32, outcome, millis, status);
         }
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!(l.frontier_ply, Some(4));
@@ -445,14 +459,7 @@ mod tests {
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!((l.frontier_ply, l.open.as_ref()), (Some(3), None));
         // Even where the walk's records would not make ply 5 moot.
-        let record = proofdb::testing::job_record(
-            1,
-            4,
-            Some(Outcome::AtLeastDraw),
-            5_000,
-            JobStatus::Partial,
-        );
-        store.put_job_record(&record).unwrap();
+        record(4, Outcome::AtLeastDraw, 5_000, JobStatus::Partial);
         let l = line_state(&store, ballot).unwrap().unwrap();
         assert_eq!(l.open, None);
     }

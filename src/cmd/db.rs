@@ -365,7 +365,7 @@ fn print_merge(shard: &std::path::Path, r: &MergeReport) {
 
 fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
     let s = Store::open(store.path())?;
-    let mut total = MergeReport::default();
+    let mut merged: Vec<MergeReport> = Vec::new();
     let mut failed = Vec::new();
     let start = Instant::now();
     for shard in shards {
@@ -374,12 +374,7 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
             Ok(r) => {
                 bar.finish_and_clear();
                 print_merge(shard, &r);
-                total.seen += r.seen;
-                total.new += r.new;
-                total.tightened += r.tightened;
-                total.unchanged += r.unchanged;
-                total.refused.extend(r.refused);
-                total.unproved.extend(r.unproved);
+                merged.push(r);
             }
             Err(e) => {
                 bar.finish_and_clear();
@@ -389,16 +384,20 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let sum = |count: fn(&MergeReport) -> u64| merged.iter().map(count).sum::<u64>();
+    let seen = sum(|r| r.seen);
+    let refused = sum(|r| r.refused.len() as u64);
+    let unproved = sum(|r| r.unproved.len() as u64);
     println!(
         "total into {}: {} results, {} new, {} tightened, {} unchanged, {} refused ({:.2} s, {:.0} results/s)",
         s.path().display(),
-        total.seen,
-        total.new,
-        total.tightened,
-        total.unchanged,
-        total.refused.len(),
+        seen,
+        sum(|r| r.new),
+        sum(|r| r.tightened),
+        sum(|r| r.unchanged),
+        refused,
         secs,
-        total.seen as f64 / secs.max(1e-9)
+        seen as f64 / secs.max(1e-9)
     );
     if !failed.is_empty() {
         bail!(
@@ -407,12 +406,10 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
             failed.join(", ")
         );
     }
-    if !total.refused.is_empty() || !total.unproved.is_empty() {
+    if refused > 0 || unproved > 0 {
         bail!(
-            "{} contradicting result(s) and {} result(s) without a proof refused (listed above); \
-             everything else was merged",
-            total.refused.len(),
-            total.unproved.len()
+            "{refused} contradicting result(s) and {unproved} result(s) without a proof refused \
+             (listed above); everything else was merged"
         );
     }
     Ok(())

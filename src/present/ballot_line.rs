@@ -30,7 +30,7 @@ pub fn state_text(l: &LineState, store: &Path, egdb_pieces: u32) -> String {
         s.origins[2],
         s.origins[3],
         l.verdict,
-        last.ply,
+        last.step.ply,
         last.pieces,
         value_text(last),
     );
@@ -47,11 +47,11 @@ pub fn state_text(l: &LineState, store: &Path, egdb_pieces: u32) -> String {
         });
         out += &format!(
             "{:>4}  {:<8}  {:<9}  {:>6}  {:>10}  {:<16}  {:>10}  {:<24}  {}\n",
-            p.ply,
-            p.move_text,
-            p.origin,
+            p.step.ply,
+            p.step.move_text,
+            p.step.origin,
             p.pieces,
-            p.score.map_or("-".to_string(), men_text),
+            p.step.score.map_or("-".to_string(), men_text),
             value_text(p),
             p.proof_size.map_or("-".to_string(), |n| n.to_string()),
             job,

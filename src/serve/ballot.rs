@@ -8,6 +8,7 @@ use super::Browser;
 use ballots::deck::Ballot;
 use ballots::report;
 use ballots::score::men_text;
+use ballots::show::PlyMove;
 use serde::Serialize;
 
 /// The job record of one ply, as far as the page shows it.
@@ -26,15 +27,9 @@ pub struct JobView {
 /// One ply of a main line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PlyView {
-    /// Plies from the start of the game.
-    pub ply: u32,
-    /// The move that reached it (empty at ply 0).
-    #[serde(rename = "move")]
-    pub move_text: String,
-    /// `published`, `archive` or `engine`.
-    pub origin: &'static str,
-    /// The engine's score (centi-men, White's view), if stored.
-    pub score: Option<i32>,
+    /// The ply, its move, origin and score, as the line holds them.
+    #[serde(flatten)]
+    pub step: PlyMove,
     /// The score in men (`+0.30`, `White wins`), if stored.
     pub score_text: Option<String>,
     /// The position.
@@ -95,11 +90,8 @@ impl Browser {
         for p in &line.plies {
             let (_, value) = self.value_of(&p.position)?;
             plies.push(PlyView {
-                ply: p.ply,
-                move_text: p.move_text.clone(),
-                origin: p.origin,
-                score: p.score,
-                score_text: p.score.map(men_text),
+                step: p.step.clone(),
+                score_text: p.step.score.map(men_text),
                 board: Board::of(&p.position),
                 value,
                 job: p.job.as_ref().map(|j| JobView {

@@ -78,8 +78,14 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
     let oracle = crate::oracle::open_egdb(args.egdb_pieces, crate::oracle::Needs::All)?;
     let oracle = oracle.as_ref();
     let results = RepairResults::new(&store);
+    let job = LinesJob {
+        store: &store,
+        args: &args,
+        oracle,
+        results: &results,
+    };
     if !missing.is_empty() {
-        build_missing(&store, &missing, &args, oracle, &results)?;
+        job.build_missing(&missing)?;
     }
     if args.repair {
         let stored: Vec<&Ballot> = chosen
@@ -87,15 +93,13 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
             .copied()
             .filter(|b| !missing.iter().any(|m| m.number == b.number))
             .collect();
-        repair_stored(&store, &stored, &args, oracle, &results)?;
+        job.repair_stored(&stored)?;
     }
     let settled = |p: &engine::Position| oracle.probe(p).is_some();
     let proved = ProvedOracle::new(oracle, args.egdb_pieces, results.get()?);
     let mut rows = Vec::new();
     for b in &chosen {
-        let line = ballots::plan::stored_line(&store, b.number)
-            .with_context(|| format!("ballot {}: main line", b.number))?
-            .with_context(|| format!("ballot {}: no main line", b.number))?;
+        let line = stored_line(&store, b)?;
         rows.push(Row {
             ballot: b,
             summary: LineSummary::of(&line, args.egdb_pieces, &settled, &proved),
@@ -114,114 +118,106 @@ pub fn run(args: LinesArgs) -> anyhow::Result<()> {
     }
 }
 
-/// Builds and stores the lines of `missing`, with a progress bar.
-fn build_missing(
-    store: &Store,
-    missing: &[&Ballot],
-    args: &LinesArgs,
-    oracle: &dyn Oracle,
-    results: &RepairResults<'_>,
-) -> anyhow::Result<()> {
-    let sources = line_sources(args.trunks.as_deref(), args.archive.as_deref())?;
-    on_each_line(
-        missing,
-        args,
-        &sources,
-        results,
-        "building main lines",
-        |maker, b| {
-            maker.line(store, b, oracle)?;
+/// The ballot's stored main line, an error when it has none.
+fn stored_line(store: &Store, b: &Ballot) -> anyhow::Result<ballots::line::MainLine> {
+    ballots::plan::stored_line(store, b.number)
+        .with_context(|| format!("ballot {}: main line", b.number))?
+        .with_context(|| format!("ballot {}: no main line", b.number))
+}
+
+/// What building and repairing lines work with: the store, the
+/// command's arguments, the databases and the proved results a repair
+/// reads.
+struct LinesJob<'a> {
+    store: &'a Store,
+    args: &'a LinesArgs,
+    oracle: &'a dyn Oracle,
+    results: &'a RepairResults<'a>,
+}
+
+impl LinesJob<'_> {
+    /// Builds and stores the lines of `missing`, with a progress bar.
+    fn build_missing(&self, missing: &[&Ballot]) -> anyhow::Result<()> {
+        let sources = line_sources(self.args.trunks.as_deref(), self.args.archive.as_deref())?;
+        self.on_each_line(missing, &sources, "building main lines", |maker, b| {
+            maker.line(self.store, b, self.oracle)?;
             Ok(())
-        },
-    )?;
-    Ok(())
-}
-
-/// Runs `work` on every ballot of `chosen` in parallel (`--threads`),
-/// with a progress bar saying `what`, the lines built or repaired by the
-/// run's [`LineMaker`] (from `sources`); the first error stops it.
-fn on_each_line<T: Send>(
-    chosen: &[&Ballot],
-    args: &LinesArgs,
-    sources: &ballots::plan::LineSources,
-    results: &RepairResults<'_>,
-    what: &str,
-    work: impl Fn(&LineMaker, &Ballot) -> anyhow::Result<T> + Sync,
-) -> anyhow::Result<Vec<T>> {
-    let limits = line_limits(args.egdb_pieces, args.line.line_depth);
-    let maker = LineMaker {
-        sources,
-        limits: &limits,
-        repair: args.line.repair(),
-        results,
-        egdb_pieces: args.egdb_pieces,
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
-        .build()
-        .context("starting the worker threads")?;
-    let bar = crate::progress::counter_bar(chosen.len() as u64, what);
-    let done: Vec<anyhow::Result<T>> = pool.install(|| {
-        chosen
-            .par_iter()
-            .map(|b| {
-                let r = work(&maker, b)?;
-                bar.inc(1);
-                Ok(r)
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    done.into_iter().collect()
-}
-
-/// Repairs the stored lines of `stored` whose walk has not started, with
-/// a progress bar, and stores those that change; a line with job records
-/// is kept, with a note.
-fn repair_stored(
-    store: &Store,
-    stored: &[&Ballot],
-    args: &LinesArgs,
-    oracle: &dyn Oracle,
-    results: &RepairResults<'_>,
-) -> anyhow::Result<()> {
-    let mut free = Vec::new();
-    for b in stored {
-        let records = store.job_records(b.number)?.len();
-        if records > 0 {
-            eprintln!(
-                "checkers: ballot {}: its walk has started ({records} job records): its line is \
-                 kept as it is",
-                b.number
-            );
-        } else {
-            free.push(*b);
-        }
+        })?;
+        Ok(())
     }
-    let sources = ballots::plan::LineSources::default();
-    let done = on_each_line(
-        &free,
-        args,
-        &sources,
-        results,
-        "repairing main lines",
-        |maker, b| {
-            let mut line = ballots::plan::stored_line(store, b.number)
-                .with_context(|| format!("ballot {}: main line", b.number))?
-                .with_context(|| format!("ballot {}: no main line", b.number))?;
-            let count = maker.repair(&mut line, oracle)?;
+
+    /// Repairs the stored lines of `stored` whose walk has not started,
+    /// with a progress bar, and stores those that change; a line with job
+    /// records is kept, with a note.
+    fn repair_stored(&self, stored: &[&Ballot]) -> anyhow::Result<()> {
+        let mut free = Vec::new();
+        for b in stored {
+            let records = self.store.job_records(b.number)?.len();
+            if records > 0 {
+                eprintln!(
+                    "checkers: ballot {}: its walk has started ({records} job records): its line \
+                     is kept as it is",
+                    b.number
+                );
+            } else {
+                free.push(*b);
+            }
+        }
+        let sources = ballots::plan::LineSources::default();
+        let done = self.on_each_line(&free, &sources, "repairing main lines", |maker, b| {
+            let mut line = stored_line(self.store, b)?;
+            let count = maker.repair(&mut line, self.oracle)?;
             if count.repairs > 0 {
-                store.set_main_line(b.number, &ballots::plan::to_rows(&line))?;
+                self.store
+                    .set_main_line(b.number, &ballots::plan::to_rows(&line))?;
             }
             Ok(count.repairs)
-        },
-    )?;
-    let repaired = done.iter().filter(|&&n| n > 0).count();
-    eprintln!(
-        "checkers: {repaired} of {} stored lines repaired",
-        free.len()
-    );
-    Ok(())
+        })?;
+        let repaired = done.iter().filter(|&&n| n > 0).count();
+        eprintln!(
+            "checkers: {repaired} of {} stored lines repaired",
+            free.len()
+        );
+        Ok(())
+    }
+
+    /// Runs `work` on every ballot of `chosen` in parallel (`--threads`),
+    /// with a progress bar saying `what`, the lines built or repaired by
+    /// the run's [`LineMaker`] (from `sources`); the first error stops it.
+    fn on_each_line<T: Send>(
+        &self,
+        chosen: &[&Ballot],
+        sources: &ballots::plan::LineSources,
+        what: &str,
+        work: impl Fn(&LineMaker, &Ballot) -> anyhow::Result<T> + Sync,
+    ) -> anyhow::Result<Vec<T>> {
+        let args = self.args;
+        let limits = line_limits(args.egdb_pieces, args.line.line_depth);
+        let maker = LineMaker {
+            sources,
+            limits: &limits,
+            repair: args.line.repair(),
+            results: self.results,
+            egdb_pieces: args.egdb_pieces,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.threads.unwrap_or_else(rayon::current_num_threads))
+            .build()
+            .context("starting the worker threads")?;
+        let bar = crate::progress::counter_bar(chosen.len() as u64, what);
+        let done: Vec<anyhow::Result<T>> = pool.install(|| {
+            chosen
+                .par_iter()
+                .map(|b| {
+                    let r = work(&maker, b)?;
+                    bar.inc(1);
+                    Ok(r)
+                })
+                .collect()
+        });
+        bar.finish_and_clear();
+        done.into_iter().collect()
+    }
 }
 
 /// Whether a ballot is one of those barred as believed lost: its line is

@@ -4,7 +4,24 @@
 
 use super::layout::{Context, Layout, BLACK_KINGS, BLACK_MEN, WHITE_KINGS, WHITE_MEN};
 use crate::board::Color;
-use crate::geometry::{jump, opposite, step, Dir, DIRS};
+use crate::geometry::{jump, opposite, step, Dir, DIRS, NEIGHBOUR, NONE};
+
+/// Calls `f(from, to)` for every step of a piece of `pieces` in one of
+/// `dirs` to a square not in `blocked`.
+#[inline(always)]
+pub fn steps(pieces: u32, blocked: u32, dirs: &[Dir], mut f: impl FnMut(u32, u32)) {
+    let mut rest = pieces;
+    while rest != 0 {
+        let from = rest.trailing_zeros();
+        rest &= rest - 1;
+        for &dir in dirs {
+            let to = NEIGHBOUR[dir as usize][from as usize];
+            if to != NONE && blocked & (1 << to) == 0 {
+                f(from, u32::from(to));
+            }
+        }
+    }
+}
 
 /// The directions a piece of `colour` moves in (a man forward only).
 #[inline(always)]

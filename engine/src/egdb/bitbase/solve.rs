@@ -28,7 +28,7 @@
 //! atomics by the threads of a level.
 
 use super::layout::{Context, Layout};
-use super::masks::{capture_squares, directions, exit_squares, kinds_of};
+use super::masks::{capture_squares, directions, exit_squares, kinds_of, steps};
 use super::words::SliceWords;
 use crate::board::Color;
 use crate::egdb::build::{capture_value, exit_value, BuildProgress, Missing, Solved};
@@ -40,7 +40,7 @@ use crate::egdb::probe::Egdb;
 use crate::egdb::scratch::{ByteArray, Storage};
 use crate::egdb::slice::SliceKey;
 use crate::egdb::EgdbError;
-use crate::geometry::{opposite, step, Dir, DIRS, NEIGHBOUR, NONE, ROW_0, ROW_7};
+use crate::geometry::{opposite, step, Dir, ROW_0, ROW_7};
 use crate::moves::MoveList;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
@@ -109,37 +109,16 @@ impl Solver<'_> {
         let occ = ctx.occupied();
         let (mk, kk) = kinds_of(x);
         let (rows, _) = self.layout.men_rows(x);
-        let men = ctx.sets[mk];
-        let mut ms = men;
-        while ms != 0 {
-            let a = ms.trailing_zeros();
-            ms &= ms - 1;
-            for &dir in directions(x, false) {
-                let b = NEIGHBOUR[dir as usize][a as usize];
-                if b == NONE || occ & (1 << b) != 0 || rows & (1 << b) == 0 {
-                    continue;
+        for (kind, dirs, blocked) in [
+            (mk, directions(x, false), occ | !rows),
+            (kk, directions(x, true), occ),
+        ] {
+            let set = ctx.sets[kind];
+            steps(set, blocked, dirs, |a, b| {
+                if let Some(c2) = self.layout.with_set(c, kind, set ^ (1 << a) ^ (1 << b)) {
+                    f(c2, b);
                 }
-                let set = men ^ (1 << a) ^ (1 << b);
-                if let Some(c2) = self.layout.with_set(c, mk, set) {
-                    f(c2, b as u32);
-                }
-            }
-        }
-        let kings = ctx.sets[kk];
-        let mut ks = kings;
-        while ks != 0 {
-            let a = ks.trailing_zeros();
-            ks &= ks - 1;
-            for dir in DIRS {
-                let b = NEIGHBOUR[dir as usize][a as usize];
-                if b == NONE || occ & (1 << b) != 0 {
-                    continue;
-                }
-                let set = kings ^ (1 << a) ^ (1 << b);
-                if let Some(c2) = self.layout.with_set(c, kk, set) {
-                    f(c2, b as u32);
-                }
-            }
+            });
         }
     }
 
@@ -150,41 +129,19 @@ impl Solver<'_> {
     fn context_unmoves(&self, c: u64, ctx: &Context, x: Color, mut f: impl FnMut(u64, &Context)) {
         let occ = ctx.occupied();
         let (mk, kk) = kinds_of(x);
-        let men = ctx.sets[mk];
-        let mut ms = men;
-        while ms != 0 {
-            let b = ms.trailing_zeros();
-            ms &= ms - 1;
-            for &dir in directions(x.opposite(), false) {
-                let a = NEIGHBOUR[dir as usize][b as usize];
-                if a == NONE || occ & (1 << a) != 0 {
-                    continue;
-                }
-                let set = men ^ (1 << a) ^ (1 << b);
-                if let Some(c0) = self.layout.with_set(c, mk, set) {
+        for (kind, dirs) in [
+            (mk, directions(x.opposite(), false)),
+            (kk, directions(x, true)),
+        ] {
+            let set = ctx.sets[kind];
+            steps(set, occ, dirs, |b, a| {
+                let pred_set = set ^ (1 << a) ^ (1 << b);
+                if let Some(c0) = self.layout.with_set(c, kind, pred_set) {
                     let mut pred = *ctx;
-                    pred.sets[mk] = set;
+                    pred.sets[kind] = pred_set;
                     f(c0, &pred);
                 }
-            }
-        }
-        let kings = ctx.sets[kk];
-        let mut ks = kings;
-        while ks != 0 {
-            let b = ks.trailing_zeros();
-            ks &= ks - 1;
-            for dir in DIRS {
-                let a = NEIGHBOUR[dir as usize][b as usize];
-                if a == NONE || occ & (1 << a) != 0 {
-                    continue;
-                }
-                let set = kings ^ (1 << a) ^ (1 << b);
-                if let Some(c0) = self.layout.with_set(c, kk, set) {
-                    let mut pred = *ctx;
-                    pred.sets[kk] = set;
-                    f(c0, &pred);
-                }
-            }
+            });
         }
     }
 
