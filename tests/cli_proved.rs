@@ -8,8 +8,9 @@ mod common;
 use engine::notation::fen::parse_fen;
 use engine::search::{Limits, Searcher};
 use engine::{Oracle, Value};
+use player::{choose, MoveSource};
 use proofdb::{Outcome, ResultCache, ResultSource, Store};
-use solver::proved::{choose, MoveSource, ProvedOracle};
+use solver::proved::ProvedOracle;
 use std::path::Path;
 use std::time::Duration;
 

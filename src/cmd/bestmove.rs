@@ -5,7 +5,8 @@ use crate::oracle::Needs;
 use engine::notation::fen::parse_fen;
 use engine::search::{score_text, Limits, SearchOptions, SearchResult, Searcher};
 use engine::Position;
-use solver::proved::{choose, from_book, MoveSource, ProvedChoice, ProvedOracle};
+use player::{choose, from_book, MoveSource, ProvedChoice};
+use solver::proved::ProvedOracle;
 
 /// Search a position (FEN) and print move, score, depth, nodes, speed and
 /// principal variation.

@@ -1,11 +1,12 @@
 //! `checkers book build`: the opening book of a proof store's proved
 //! positions (`engine::play::book`, built by
-//! `solver::proved::book_from_store`), for the engine commands, which
+//! `player::book_from_store`), for the engine commands, which
 //! play from a book by default when one is present
 //! ([`crate::cli::BookArg`]).
 
 use crate::oracle::Needs;
-use solver::proved::{book_from_store, ProvedOracle};
+use player::book_from_store;
+use solver::proved::ProvedOracle;
 use std::path::PathBuf;
 
 /// Opening books of proved positions.

@@ -12,7 +12,8 @@ use engine::play::hub::{
 use engine::play::read_line;
 use engine::search::{Iteration, Limits, SearchOptions, Searcher};
 use engine::{Oracle, Position};
-use solver::proved::{choose, ProvedOracle};
+use player::choose;
+use solver::proved::ProvedOracle;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

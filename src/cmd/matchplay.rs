@@ -21,7 +21,8 @@ use engine::play::timing::MoveTimes;
 use engine::play::{GameOutcome, GameRecord};
 use engine::search::{SearchOptions, Searcher};
 use engine::{Color, Oracle, Position};
-use solver::proved::{ProvedOracle, ProvedPlayer};
+use player::ProvedPlayer;
+use solver::proved::ProvedOracle;
 
 /// How an engine of `--engine-cmd` reads Hub boards.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,8 @@ use engine::notation::movetext::{legal_move_texts, parse_move};
 use engine::play::{read_line, GameOutcome, GameRecord};
 use engine::search::{score_text, Limits, Searcher};
 use engine::{Color, Position};
-use solver::proved::{choose, ProvedOracle};
+use player::choose;
+use solver::proved::ProvedOracle;
 use std::io::Write;
 use std::time::Duration;
 
