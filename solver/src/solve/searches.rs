@@ -403,26 +403,22 @@ impl<'a, 'o> Searches<'a, 'o> {
         tree
     }
 
+    /// One binary question `q` of the side to move: what its root status
+    /// proves ([`proved_question`]), with the proving move when it holds.
+    fn answer_one(&mut self, q: Question) -> Result<Found, SolveError> {
+        let (s, b) = self.ask(q, self.deadline)?;
+        let outcome = proved_question(q, s).map(Question::outcome);
+        Ok((outcome, b.filter(|_| s == Status::Success)))
+    }
+
     /// The win question alone: a win, or at most a draw.
     pub(super) fn answer_win(&mut self) -> Result<Found, SolveError> {
-        let (s, b) = self.ask(Question::Win, self.deadline)?;
-        let outcome = match s {
-            Status::Success => Some(Outcome::Exact(Value::Win)),
-            Status::Failure => Some(Outcome::AtMostDraw),
-            Status::Unknown => None,
-        };
-        Ok((outcome, b.filter(|_| s == Status::Success)))
+        self.answer_one(Question::Win)
     }
 
     /// The draw question alone: at least a draw, or a loss.
     pub(super) fn answer_draw(&mut self) -> Result<Found, SolveError> {
-        let (s, b) = self.ask(Question::AtLeastDraw, self.deadline)?;
-        let outcome = match s {
-            Status::Success => Some(Outcome::AtLeastDraw),
-            Status::Failure => Some(Outcome::Exact(Value::Loss)),
-            Status::Unknown => None,
-        };
-        Ok((outcome, b.filter(|_| s == Status::Success)))
+        self.answer_one(Question::AtLeastDraw)
     }
 
     /// The value: unless `draw_first`, the win question with `fraction`
