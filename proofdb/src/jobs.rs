@@ -10,8 +10,6 @@ use crate::codec::{
 };
 use crate::error::{Result, StoreError};
 use crate::outcome::Outcome;
-use crate::proof::ProofTree;
-use crate::results::ResultRecord;
 use crate::store::Store;
 use engine::Position;
 use rusqlite::params;
@@ -350,25 +348,6 @@ impl Store {
     /// Inserts or replaces the record of (`ballot`, `ply`).
     pub fn put_job_record(&self, rec: &JobRecord) -> Result<()> {
         self.write_tx(|tx| write_job_record(tx, rec).map_err(|e| self.sq(e)))
-    }
-
-    /// Stores a proved result and the proof trees behind it in a single
-    /// transaction, so a kill leaves both or neither. The trees record the
-    /// result's database size. The result is folded in like
-    /// [`Store::put_record`]; one that contradicts the stored outcome is
-    /// refused with [`StoreError::Contradiction`], one that the trees (with
-    /// those stored before) do not prove with [`StoreError::Unproved`],
-    /// and then nothing is written.
-    pub fn put_proof(
-        &self,
-        result: &ResultRecord,
-        trees: &[ProofTree],
-        run_id: &str,
-    ) -> Result<crate::results::PutEffect> {
-        self.write_tx(|tx| {
-            let a = crate::trees::apply_proof(tx, self.path(), result, trees, run_id)?;
-            self.applied(result, a)
-        })
     }
 
     /// All job records of `ballot`, by ply.

@@ -183,6 +183,25 @@ fn legal_twin(pos: &Position, m: &Move) -> Option<Move> {
 }
 
 impl Store {
+    /// Stores a proved result and the proof trees behind it in a single
+    /// transaction, so a kill leaves both or neither. The trees record the
+    /// result's database size. The result is folded in like
+    /// [`Store::put_record`]; one that contradicts the stored outcome is
+    /// refused with [`StoreError::Contradiction`], one that the trees (with
+    /// those stored before) do not prove with [`StoreError::Unproved`],
+    /// and then nothing is written.
+    pub fn put_proof(
+        &self,
+        result: &crate::results::ResultRecord,
+        trees: &[ProofTree],
+        run_id: &str,
+    ) -> Result<crate::results::PutEffect> {
+        self.write_tx(|tx| {
+            let a = crate::trees::apply_proof(tx, self.path(), result, trees, run_id)?;
+            self.applied(result, a)
+        })
+    }
+
     /// Stores `tree` whole, verified with the databases up to
     /// `egdb_pieces` pieces, replacing any tree with the same root and
     /// question, in one transaction. Every node's position must be unique
