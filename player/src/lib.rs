@@ -21,6 +21,8 @@
 //!
 //! Values are from the side to move's view. The store is only read.
 
+#![deny(missing_docs)]
+
 use engine::play::referee::{Choice, PlayError, Player, TimeControl};
 use engine::play::GameRecord;
 use engine::search::{Iteration, Limits, SearchResult, Searcher, ORACLE_WIN, WIN_THRESHOLD};
