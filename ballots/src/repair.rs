@@ -401,27 +401,30 @@ mod tests {
         );
     }
 
-    /// Whether repairing the line that gives a man away by a move of
-    /// `origin`, with `repair`, leaves it as it was, and what it counted.
-    fn repair_keeps_line(origin: Origin, repair: Option<RepairLimits>) -> (bool, RepairCount) {
-        let (extend, default_repair) = limits(6);
+    /// The line that gives a man away by a move of `origin`, scored,
+    /// before and after a repair with `repair`, and what the repair counted.
+    fn repair_given_man(
+        origin: Origin,
+        repair: &RepairLimits,
+    ) -> (MainLine, MainLine, RepairCount) {
+        let (extend, _) = limits(6);
         let mut line = line_from(GIVES_A_MAN, &[(21, 17)], origin);
         scored(&mut line, &extend);
         let before = line.clone();
-        let count = repaired(&mut line, &extend, &repair.unwrap_or(default_repair));
-        (line == before, count)
+        let count = repaired(&mut line, &extend, repair);
+        (before, line, count)
     }
 
     #[test]
     fn published_moves_are_never_replaced() {
-        let (kept, count) = repair_keeps_line(Origin::Published, None);
+        let (before, after, count) = repair_given_man(Origin::Published, &limits(6).1);
         assert_eq!(count, RepairCount::default());
-        assert!(kept);
+        assert_eq!(after, before);
     }
 
     #[test]
     fn no_repairs_allowed_changes_nothing() {
-        let (kept, _) = repair_keeps_line(Origin::Archive, Some(RepairLimits::none()));
-        assert!(kept);
+        let (before, after, _) = repair_given_man(Origin::Archive, &RepairLimits::none());
+        assert_eq!(after, before);
     }
 }
