@@ -190,7 +190,7 @@ mod tests {
     #[test]
     fn extends_to_the_piece_count_asked_for() {
         let mut line = MainLine::default();
-        let mut searcher = Searcher::new(4);
+        let mut searcher = Searcher::full_width(4);
         let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &limits(0), &|p| {
             p.piece_count() <= 20
         });
@@ -257,7 +257,7 @@ mod tests {
     /// Asserts that the engine, with no databases, adds no ply to `line`
     /// under `limits` and stops for `stop`.
     fn engine_adds_nothing(line: &mut MainLine, limits: &ExtendLimits, stop: ExtendStop) {
-        let mut searcher = Searcher::new(4);
+        let mut searcher = Searcher::full_width(4);
         let ext = extend_with_engine(line, &mut searcher, &NoOracle, limits, &|_| false);
         assert_eq!(ext, Extension { added: 0, stop });
     }

@@ -303,7 +303,7 @@ mod tests {
     fn line_starts_with_the_ballot_and_ends_settled() {
         let deck = Deck::builtin();
         let ballot = deck.get(1).expect("ballot 1");
-        let mut searcher = Searcher::new(4);
+        let mut searcher = Searcher::full_width(4);
         let (sources, limits) = (LineSources::default(), limits());
         let repair = LineRepair {
             limits: crate::repair::RepairLimits::none(),
@@ -371,10 +371,16 @@ mod tests {
         let child = forced.play_unchecked(&forced.moves().as_slice()[0]);
         let mut child_history = history.clone();
         child_history.push(forced);
-        let after = Searcher::new(4).search(&child, &per_move, &oracle, &child_history);
-        let score = forced_score(&forced, &history, &mut Searcher::new(4), &oracle, &per_move);
+        let after = Searcher::full_width(4).search(&child, &per_move, &oracle, &child_history);
+        let score = forced_score(
+            &forced,
+            &history,
+            &mut Searcher::full_width(4),
+            &oracle,
+            &per_move,
+        );
         assert_eq!(score, -after.score);
-        score_line(&mut line, &mut Searcher::new(4), &oracle, &per_move);
+        score_line(&mut line, &mut Searcher::full_width(4), &oracle, &per_move);
         let stored = line.plies.last().unwrap().score.unwrap();
         assert_eq!(stored, white_view(score, &forced));
     }
@@ -389,7 +395,7 @@ mod tests {
         let store = Store::open(&path).unwrap();
         let deck = Deck::builtin();
         let ballot = deck.get(7).expect("ballot 7");
-        let mut searcher = Searcher::new(4);
+        let mut searcher = Searcher::full_width(4);
         let (sources, limits) = (LineSources::default(), limits());
         let mut line_with = |oracle: &Pieces| {
             let repair = LineRepair {

@@ -290,13 +290,13 @@ mod tests {
 
     /// Scores `line` as a build does, with no oracle.
     fn scored(line: &mut MainLine, extend: &ExtendLimits) {
-        let mut searcher = Searcher::new(4);
+        let mut searcher = Searcher::full_width(4);
         score_line(line, &mut searcher, &engine::NoOracle, &extend.per_move);
     }
 
     /// Repairs `line` with no oracle and nothing settled.
     fn repaired(line: &mut MainLine, extend: &ExtendLimits, repair: &RepairLimits) -> RepairCount {
-        let mut searcher = Searcher::new(4);
+        let mut searcher = Searcher::full_width(4);
         repair_line(
             line,
             &mut searcher,

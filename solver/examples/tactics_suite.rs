@@ -32,7 +32,7 @@ const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data");
 const SHOT_DEPTH: u32 = 10;
 
 fn search(pos: &Position, limits: Limits) -> (Searcher, SearchResult) {
-    let mut s = Searcher::new(16);
+    let mut s = Searcher::full_width(16);
     let r = s.search(pos, &limits, &NoOracle, &[]);
     (s, r)
 }

@@ -42,7 +42,7 @@ const GUESS_TABLE_MB: usize = 8;
 /// The engine's guess for `pos`, from a search of [`GUESS_NODES`] nodes
 /// with the databases of `oracle`.
 pub fn guess(pos: &Position, oracle: &dyn Oracle) -> Guess {
-    let mut searcher = Searcher::new(GUESS_TABLE_MB);
+    let mut searcher = Searcher::full_width(GUESS_TABLE_MB);
     let limits = Limits {
         nodes: Some(GUESS_NODES),
         ..Limits::default()

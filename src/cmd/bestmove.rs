@@ -24,7 +24,9 @@ pub struct Args {
     /// Search options, `key=value,...` (see `engine::search::SearchOptions::parse`:
     /// plain, tt, etc, order, asp, pvs, step, restart, qs, ext, ext-single,
     /// ext-promo, ext-recap, ext-runaway, reduce, reduce-eval=1..1000 (the
-    /// reduction's evaluation margin, default 75), dd,
+    /// reduction's evaluation margin, default 75), lmr (late move
+    /// reductions), lmr-moves=1..64 (moves searched in full first,
+    /// default 3), dd,
     /// eval=tuned|hand|material|learned, eval-file=FILE: a learned weights
     /// file).
     #[arg(long, default_value = "")]

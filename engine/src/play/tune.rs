@@ -88,7 +88,7 @@ pub fn self_play_game(
             1,
             SearchOptions {
                 eval: crate::eval::Evaluator::Linear(Weights::playing()),
-                ..SearchOptions::default()
+                ..SearchOptions::full_width()
             },
         ),
         rng: XorShift64::new(
@@ -104,7 +104,7 @@ pub fn self_play_game(
     }
     let options = SearchOptions {
         eval: eval.clone(),
-        ..SearchOptions::default()
+        ..SearchOptions::full_width()
     };
     let mut a = EnginePlayer::new(options.clone(), 4, &NoOracle, 0);
     let mut b = EnginePlayer::new(options, 4, &NoOracle, 0);

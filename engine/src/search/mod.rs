@@ -237,6 +237,13 @@ impl Searcher {
         Searcher::with_options(tt_mb, SearchOptions::default())
     }
 
+    /// A searcher with a transposition table of about `tt_mb` MiB and the
+    /// full-width options of fixed-depth analyses
+    /// ([`SearchOptions::full_width`]).
+    pub fn full_width(tt_mb: usize) -> Searcher {
+        Searcher::with_options(tt_mb, SearchOptions::full_width())
+    }
+
     /// A searcher with the given options. Panics when the table cannot be
     /// allocated; see [`Searcher::try_with_options`].
     pub fn with_options(tt_mb: usize, options: SearchOptions) -> Searcher {
@@ -912,6 +919,35 @@ impl Searcher {
         s
     }
 
+    /// A late move's child (off the principal variation, [`SearchOptions::lmr`]):
+    /// a null-window search a ply shallower first, and the full-depth
+    /// one of [`Searcher::search_child`] only when that one beats alpha.
+    fn search_late(&mut self, c: Child<'_>, alpha: i32, beta: i32, oracle: &dyn Oracle) -> i32 {
+        let (pos, h, d, ply, capture) = (c.pos, c.hash, c.depth, c.ply, c.capture);
+        let s = -self.pvs(
+            pos,
+            h,
+            -alpha - 1,
+            -alpha,
+            d - 1,
+            ply,
+            false,
+            capture,
+            oracle,
+        );
+        if s <= alpha || self.aborted {
+            return s;
+        }
+        self.search_child(c, false, false, alpha, beta, oracle)
+    }
+
+    /// Whether `m` is one of the killers kept at `ply`.
+    fn is_killer(&self, m: &Move, ply: usize) -> bool {
+        self.killers[ply]
+            .iter()
+            .any(|k| k.is_some_and(|x| x.same_move(m)))
+    }
+
     /// Principal variation search of `pos` (hash `h`, at distance `ply`
     /// from the root) to nominal `depth`, window (alpha, beta),
     /// alpha < beta. Fail-soft: a result <= alpha is an upper bound, >=
@@ -1061,6 +1097,11 @@ impl Searcher {
         let orig_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move: Option<Move> = None;
+        let late_from = if self.options.lmr && depth >= 3 && !pv_node {
+            self.options.lmr_moves
+        } else {
+            usize::MAX
+        };
         for (i, m) in list.as_slice().iter().enumerate() {
             let child = pos.play_unchecked(m);
             let ch = hash::update(pos, h, m);
@@ -1074,7 +1115,12 @@ impl Searcher {
                 depth: d,
                 ply: ply + 1,
             };
-            let s = self.search_child(next, i == 0, pv_node, alpha, beta, oracle);
+            let late = i >= late_from && ext == 0 && !m.is_capture() && !self.is_killer(m, ply);
+            let s = if late {
+                self.search_late(next, alpha, beta, oracle)
+            } else {
+                self.search_child(next, i == 0, pv_node, alpha, beta, oracle)
+            };
             self.pop();
             if self.aborted {
                 return 0;

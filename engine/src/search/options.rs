@@ -30,7 +30,7 @@ pub enum OptionsError {
     },
 }
 
-const KNOWN: [&str; 19] = [
+const KNOWN: [&str; 21] = [
     "eval",
     "eval-file",
     "plain",
@@ -49,11 +49,16 @@ const KNOWN: [&str; 19] = [
     "ext-runaway",
     "reduce",
     "reduce-eval",
+    "lmr",
+    "lmr-moves",
     "dd",
 ];
 
 /// Default of [`SearchOptions::reduce_eval`].
 pub const REDUCE_EVAL: i32 = 75;
+
+/// Default of [`SearchOptions::lmr_moves`].
+pub const LMR_MOVES: usize = 3;
 
 /// Which search enhancements are on. `Default` is the full engine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,6 +95,15 @@ pub struct SearchOptions {
     /// far the evaluation must be off the root's, with the material a man
     /// off, for a node to be searched a ply shallower.
     pub reduce_eval: i32,
+    /// Late move reductions: at a node off the principal variation with
+    /// depth 3 or more, a quiet move ordered after the first
+    /// [`SearchOptions::lmr_moves`] (not a killer, not extended) is
+    /// searched a ply shallower with a null window first, and again at
+    /// full depth only when it beats alpha there.
+    pub lmr: bool,
+    /// Moves of a node searched at full depth before the late move
+    /// reductions start (1 to 64).
+    pub lmr_moves: usize,
     /// Draw differentiation for oracle draws.
     pub draw_diff: bool,
     /// The evaluation.
@@ -113,6 +127,8 @@ impl Default for SearchOptions {
             ext_runaway: true,
             reduce: true,
             reduce_eval: REDUCE_EVAL,
+            lmr: true,
+            lmr_moves: LMR_MOVES,
             draw_diff: true,
             eval: Evaluator::default_eval(),
         }
@@ -131,6 +147,19 @@ fn parse_bool(key: &str, v: &str) -> Result<bool, OptionsError> {
 }
 
 impl SearchOptions {
+    /// The defaults without late move reductions: the search of the
+    /// fixed-depth analyses (the ballots' main lines, their scores and
+    /// repairs, the provers' move guesses, the self-play games of the
+    /// learned weights), whose figures and stored lines were measured and
+    /// built with it. Play (`bestmove`, `hub`, `match`, `play`) takes the
+    /// defaults.
+    pub fn full_width() -> SearchOptions {
+        SearchOptions {
+            lmr: false,
+            ..SearchOptions::default()
+        }
+    }
+
     /// Every search enhancement off (plain alpha-beta with iterative
     /// deepening and capture play-out); evaluation unchanged.
     pub fn plain() -> SearchOptions {
@@ -149,6 +178,8 @@ impl SearchOptions {
             ext_runaway: false,
             reduce: false,
             reduce_eval: REDUCE_EVAL,
+            lmr: false,
+            lmr_moves: LMR_MOVES,
             draw_diff: false,
             eval: Evaluator::default_eval(),
         }
@@ -157,7 +188,8 @@ impl SearchOptions {
     /// Applies `key=value` pairs separated by commas to the defaults.
     /// Keys: `plain` (no value: start from [`SearchOptions::plain`]),
     /// `tt etc order asp pvs restart qs ext-single ext-promo ext-recap
-    /// ext-runaway reduce dd` (on/off, 1/0), `ext` (all extensions),
+    /// ext-runaway reduce lmr dd` (on/off, 1/0), `ext` (all extensions),
+    /// `reduce-eval` (centi-men), `lmr-moves` (a count),
     /// `step` (1 or 2), `eval` (`tuned`, `hand`, `material` or `learned`),
     /// `eval-file` (a learned-evaluation weights file to load).
     pub fn parse(text: &str) -> Result<SearchOptions, OptionsError> {
@@ -193,6 +225,18 @@ impl SearchOptions {
                 "reduce-eval" => {
                     o.reduce_eval = match v.parse::<i32>() {
                         Ok(m) if (1..=1000).contains(&m) => m,
+                        _ => {
+                            return Err(OptionsError::BadValue {
+                                key: k.into(),
+                                value: v.into(),
+                            })
+                        }
+                    }
+                }
+                "lmr" => o.lmr = parse_bool(k, v)?,
+                "lmr-moves" => {
+                    o.lmr_moves = match v.parse::<usize>() {
+                        Ok(m) if (1..=64).contains(&m) => m,
                         _ => {
                             return Err(OptionsError::BadValue {
                                 key: k.into(),

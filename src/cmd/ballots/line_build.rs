@@ -147,7 +147,7 @@ impl LineMaker<'_> {
         ballot: &Ballot,
         oracle: &dyn Oracle,
     ) -> anyhow::Result<ballots::line::MainLine> {
-        let mut searcher = Searcher::new(16);
+        let mut searcher = Searcher::full_width(16);
         main_line(store, ballot, || self.build(ballot, &mut searcher, oracle))
             .with_context(|| format!("ballot {}: main line", ballot.number))
     }
@@ -174,7 +174,7 @@ impl LineMaker<'_> {
         oracle: &dyn Oracle,
     ) -> Result<ballots::repair::RepairCount, proofdb::StoreError> {
         let proved = ProvedOracle::new(oracle, self.egdb_pieces, self.results.get()?);
-        let mut searcher = Searcher::new(16);
+        let mut searcher = Searcher::full_width(16);
         Ok(ballots::plan::repair_built(
             line,
             &mut searcher,
