@@ -10,7 +10,7 @@ use thiserror::Error;
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum OptionsError {
     /// A key that is not a known option.
-    #[error("unknown search option {0:?} (known: {known})", known = KNOWN.join(", "))]
+    #[error("unknown search option {0:?} (known: {known})", known = KNOWN)]
     UnknownKey(String),
     /// A weights file that could not be used.
     #[error("search option {key}: {detail}")]
@@ -30,29 +30,8 @@ pub enum OptionsError {
     },
 }
 
-const KNOWN: [&str; 21] = [
-    "eval",
-    "eval-file",
-    "plain",
-    "tt",
-    "etc",
-    "order",
-    "asp",
-    "pvs",
-    "step",
-    "restart",
-    "qs",
-    "ext",
-    "ext-single",
-    "ext-promo",
-    "ext-recap",
-    "ext-runaway",
-    "reduce",
-    "reduce-eval",
-    "lmr",
-    "lmr-moves",
-    "dd",
-];
+/// The option keys, for the error naming an unknown one.
+const KNOWN: &str = "eval, eval-file, plain, tt, etc, order, asp, pvs, step, restart, qs, ext, ext-single, ext-promo, ext-recap, ext-runaway, reduce, reduce-eval, lmr, lmr-moves, dd";
 
 /// Default of [`SearchOptions::reduce_eval`].
 pub const REDUCE_EVAL: i32 = 75;
@@ -132,6 +111,21 @@ impl Default for SearchOptions {
             draw_diff: true,
             eval: Evaluator::default_eval(),
         }
+    }
+}
+
+/// The number `v` of option `key`, which must lie in `range`.
+fn parse_in<T: std::str::FromStr + PartialOrd>(
+    key: &str,
+    v: &str,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, OptionsError> {
+    match v.parse::<T>() {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(OptionsError::BadValue {
+            key: key.to_string(),
+            value: v.to_string(),
+        }),
     }
 }
 
@@ -222,29 +216,9 @@ impl SearchOptions {
                     o.ext_runaway = b;
                 }
                 "reduce" => o.reduce = parse_bool(k, v)?,
-                "reduce-eval" => {
-                    o.reduce_eval = match v.parse::<i32>() {
-                        Ok(m) if (1..=1000).contains(&m) => m,
-                        _ => {
-                            return Err(OptionsError::BadValue {
-                                key: k.into(),
-                                value: v.into(),
-                            })
-                        }
-                    }
-                }
+                "reduce-eval" => o.reduce_eval = parse_in(k, v, 1..=1000)?,
                 "lmr" => o.lmr = parse_bool(k, v)?,
-                "lmr-moves" => {
-                    o.lmr_moves = match v.parse::<usize>() {
-                        Ok(m) if (1..=64).contains(&m) => m,
-                        _ => {
-                            return Err(OptionsError::BadValue {
-                                key: k.into(),
-                                value: v.into(),
-                            })
-                        }
-                    }
-                }
+                "lmr-moves" => o.lmr_moves = parse_in(k, v, 1..=64)?,
                 "dd" => o.draw_diff = parse_bool(k, v)?,
                 "step" => {
                     o.step = match v {
