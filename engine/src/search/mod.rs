@@ -923,18 +923,11 @@ impl Searcher {
     /// a null-window search a ply shallower first, and the full-depth
     /// one of [`Searcher::search_child`] only when that one beats alpha.
     fn search_late(&mut self, c: Child<'_>, alpha: i32, beta: i32, oracle: &dyn Oracle) -> i32 {
-        let (pos, h, d, ply, capture) = (c.pos, c.hash, c.depth, c.ply, c.capture);
-        let s = -self.pvs(
-            pos,
-            h,
-            -alpha - 1,
-            -alpha,
-            d - 1,
-            ply,
-            false,
-            capture,
-            oracle,
-        );
+        let reduced = Child {
+            depth: c.depth - 1,
+            ..c
+        };
+        let s = self.search_child(reduced, false, false, alpha, alpha + 1, oracle);
         if s <= alpha || self.aborted {
             return s;
         }
