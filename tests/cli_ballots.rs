@@ -3,8 +3,9 @@
 
 mod common;
 
+use ballots::tables::{BallotTables, JobStatus};
 use common::text;
-use proofdb::{JobStatus, Outcome, Store};
+use proofdb::{Outcome, Store};
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -67,7 +68,7 @@ fn ballot_run_proves_resumes_and_survives_sigkill() {
     };
     assert!(line.len() > 3, "main line of {} plies", line.len());
     assert_eq!(line[2].move_text, "6-9");
-    assert_eq!(line[3].origin, proofdb::Origin::Archive);
+    assert_eq!(line[3].origin, ballots::tables::Origin::Archive);
     let last = line.last().unwrap();
     let proved: Vec<u32> = jobs
         .iter()

@@ -4,8 +4,9 @@
 
 mod common;
 
+use ballots::tables::{BallotTables, JobRecord, JobStatus};
 use engine::notation::fen::parse_fen;
-use proofdb::{JobRecord, JobStatus, Outcome, Provenance, Store};
+use proofdb::{Outcome, Provenance, Store};
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
@@ -95,7 +96,7 @@ fn json_lines(dir: &Path, args: &[&str]) -> Vec<serde_json::Value> {
 /// 5 with a bound and a job record.
 fn ballot_store(path: &Path) {
     let store = Store::open(path).unwrap();
-    let line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
+    let line = ballots::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
     store.set_main_line(1, &line).unwrap();
     let prov = Provenance {
         solver: "dfpn".into(),

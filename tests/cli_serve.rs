@@ -3,6 +3,7 @@
 
 mod common;
 
+use ballots::tables::BallotTables;
 use engine::notation::fen::to_fen;
 use engine::{Position, Value};
 use proofdb::{Outcome, Provenance, Store};
@@ -132,7 +133,7 @@ fn get(addr: &str, path: &str) -> (u16, serde_json::Value) {
 /// A store with ballot 1's main line to ply 4, ply 4 a (test) draw.
 fn store(dir: &Path) -> Position {
     let store = Store::open(dir.join("s.sqlite")).unwrap();
-    let line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21"]);
+    let line = ballots::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21"]);
     store.set_main_line(1, &line).unwrap();
     let prov = Provenance {
         solver: "dfpn".into(),

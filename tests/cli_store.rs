@@ -2,6 +2,7 @@
 
 mod common;
 
+use ballots::tables::BallotTables;
 use common::text;
 use engine::notation::fen::to_fen;
 use engine::{Color, Position, Value};
@@ -150,7 +151,7 @@ fn ballots_list_status_report() {
 
     // Ballot 1's main line to ply 5, ply 4 proved.
     let store = Store::open(dir.join("s.sqlite")).unwrap();
-    let line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
+    let line = ballots::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
     store.set_main_line(1, &line).unwrap();
     proofdb::testing::put_outcome_unverified(
         &store,
@@ -232,10 +233,22 @@ fn an_older_store_is_migrated_by_db_migrate() {
     {
         let store = Store::open(&path).unwrap();
         put_unverified(&store, 5, Outcome::Exact(Value::Win), "dfpn");
+        store
+            .put_job_record(&ballots::testing::job_record(
+                1,
+                4,
+                None,
+                900,
+                ballots::tables::JobStatus::Budget,
+            ))
+            .unwrap();
     }
+    // Version 4: no extensions table, the ballot job's tables the store's
+    // own, its records without a budget column.
     let c = rusqlite::Connection::open(&path).unwrap();
     c.execute_batch(
-        "BEGIN; ALTER TABLE job_records DROP COLUMN budget_millis; PRAGMA user_version = 4; COMMIT;",
+        "BEGIN; ALTER TABLE job_records DROP COLUMN budget_millis; DROP TABLE extensions;
+         PRAGMA user_version = 4; COMMIT;",
     )
     .unwrap();
     drop(c);
@@ -246,11 +259,18 @@ fn an_older_store_is_migrated_by_db_migrate() {
     let migrated = checkers(&["db", "migrate", "--store", store], dir);
     common::assert_success(&migrated);
     let version = proofdb::schema::SCHEMA_VERSION;
-    assert!(text(&migrated.stdout).contains(&format!("schema version {version}")));
+    assert!(
+        text(&migrated.stdout).contains(&format!(
+            "schema version {version}, ballot tables version 1"
+        )),
+        "{}",
+        text(&migrated.stdout)
+    );
     let stats = checkers(&["db", "stats", "--store", store, "--json"], dir);
     common::assert_success(&stats);
     let j: serde_json::Value = serde_json::from_str(&text(&stats.stdout)).unwrap();
     assert_eq!(j["results"], 1, "{j}");
+    assert_eq!(j["job_records"], 1, "{j}");
     let missing = checkers(&["db", "migrate", "--store", "none.sqlite"], dir);
     assert!(!missing.status.success());
     common::assert_says(&text(&missing.stderr), "no proof store at none.sqlite");

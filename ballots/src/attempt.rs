@@ -7,10 +7,9 @@
 
 use crate::job::{Attempt, Attempted, JobError, JobRecords, PositionProver, StopFlag};
 use crate::manager::{Cost, Manager, ManagerBudget, QuestionSolver};
+use crate::tables::{BallotTables, JobRecord};
 use engine::{Oracle, Position};
-use proofdb::{
-    JobRecord, LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource, Store,
-};
+use proofdb::{LiveResults, Outcome, ProofTree, Provenance, Question, ResultSource, Store};
 use solver::clock::{Clock, Stopwatch};
 use solver::question::question_goal;
 use solver::solve::{solve, CheckpointPlan, SolveError, SolveOptions, SolverKind};

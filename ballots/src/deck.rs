@@ -287,8 +287,8 @@ impl Ballot {
     }
 
     /// The store's row for this ballot.
-    pub fn to_row(&self) -> proofdb::BallotRow {
-        proofdb::BallotRow {
+    pub fn to_row(&self) -> crate::tables::BallotRow {
+        crate::tables::BallotRow {
             number: self.number,
             moves: self.moves_text(),
             deck: self.deck.name().into(),

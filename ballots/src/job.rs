@@ -7,8 +7,9 @@
 
 use crate::frontier::frontier;
 use crate::line::MainLine;
+use crate::tables::{JobRecord, JobStatus};
 use engine::Position;
-use proofdb::{JobRecord, JobStatus, Outcome};
+use proofdb::Outcome;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;

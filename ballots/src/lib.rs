@@ -18,3 +18,6 @@ pub mod report;
 pub mod score;
 pub mod show;
 pub mod sources;
+pub mod tables;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;

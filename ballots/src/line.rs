@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 /// Where a ply of a main line came from (the store's own type, so a
 /// line is stored and read back without conversion).
-pub use proofdb::Origin;
+pub use crate::tables::Origin;
 
 /// How an archive game ended. Only draws are told apart: archives differ
 /// on which side `1-0` names, and the main line only prefers drawn games.

@@ -11,10 +11,10 @@ use crate::extend::{stop_reason, ExtendLimits, ExtendStop};
 use crate::line::MainLine;
 use crate::repair::Repaired;
 use crate::score::{decisive_from, Decisive, MAN};
+use crate::tables::Origin;
 use engine::notation::movetext::move_to_text;
 use engine::search::Limits;
 use engine::{Color, Oracle, Position, Value};
-use proofdb::Origin;
 
 /// A ply where the engine's score moved by a man or more against the side
 /// that played it.

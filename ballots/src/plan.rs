@@ -12,10 +12,11 @@ use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
 use crate::repair::{repair_line, LineRepair, RepairCount};
 use crate::score::white_view;
 use crate::sources::Trunks;
+use crate::tables::{BallotTables, LinePlyRow, RepairRow};
 use engine::notation::movetext::move_to_text;
 use engine::search::{Limits, Searcher};
 use engine::{Oracle, Position};
-use proofdb::{LinePlyRow, Store, StoreError};
+use proofdb::{Store, StoreError};
 use thiserror::Error;
 
 /// Why a main line could not be built or read back.
@@ -193,7 +194,7 @@ pub fn to_rows(line: &MainLine) -> Vec<LinePlyRow> {
             move_text: move_to_text(&line.position(i), &p.mv),
             origin: p.origin,
             score: p.score,
-            repair: p.repaired.map(|r| proofdb::RepairRow {
+            repair: p.repaired.map(|r| RepairRow {
                 replaced: move_to_text(&line.position(i), &r.replaced),
                 replaced_score: r.replaced_score,
                 score: r.score,

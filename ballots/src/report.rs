@@ -15,6 +15,7 @@
 use crate::deck::Ballot;
 use crate::score::Decisive;
 use crate::show::{line_state, OpenPly};
+use crate::tables::BallotTables;
 use proofdb::{Outcome, Store, StoreError};
 use serde::Serialize;
 use std::path::Path;

@@ -10,9 +10,10 @@ use crate::deck::Ballot;
 use crate::frontier::frontier;
 use crate::job::moot;
 use crate::score::decisive_from;
+use crate::tables::{BallotTables, JobStatus, LinePlyRow, Origin};
 use engine::Position;
 use proofdb::json::{Effort, Valued};
-use proofdb::{JobStatus, LinePlyRow, Origin, Outcome, Store, StoreError};
+use proofdb::{Outcome, Store, StoreError};
 use serde::Serialize;
 use std::path::Path;
 
@@ -347,14 +348,14 @@ mod tests {
 
     /// A store in a temporary folder (kept while the folder lives) with
     /// ballot 1's line of six plies.
-    fn store_with_line() -> (tempfile::TempDir, Store, Vec<proofdb::LinePlyRow>) {
+    fn store_with_line() -> (tempfile::TempDir, Store, Vec<LinePlyRow>) {
         let dir = tempfile::Builder::new()
             .prefix("show-test-")
             .tempdir()
             .unwrap();
         let store = Store::open(dir.path().join("s.sqlite")).unwrap();
         let line =
-            proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+            crate::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
         store.set_main_line(1, &line).unwrap();
         (dir, store, line)
     }
@@ -381,7 +382,7 @@ mod tests {
         // job gave it 4.5 s.
         put_outcome_unverified(&store, &line[4].position, Outcome::AtLeastDraw, &prov).unwrap();
         store
-            .put_job_record(&proofdb::testing::job_record(
+            .put_job_record(&crate::testing::job_record(
                 1,
                 4,
                 Some(Outcome::AtLeastDraw),
@@ -432,7 +433,7 @@ mod tests {
         let prov = Provenance::default();
         let draw = Outcome::Exact(engine::Value::Draw);
         let record = |ply: u32, outcome: Outcome, millis: u64, status: JobStatus| {
-            let r = proofdb::testing::job_record(1, ply, Some(outcome), millis, status);
+            let r = crate::testing::job_record(1, ply, Some(outcome), millis, status);
             store.put_job_record(&r).unwrap();
         };
         // The walk's records: ply 6 proved, 5 only held (10 s), 4 proved

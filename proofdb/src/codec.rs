@@ -29,10 +29,6 @@ pub enum DecodeError {
     /// A question column that names no [`Question`].
     #[error("unknown question {0:?}")]
     Question(String),
-    /// A job record's status column that names no
-    /// [`JobStatus`](crate::JobStatus).
-    #[error("unknown status {0:?}")]
-    JobStatus(String),
     /// A prover entry's from or to square that is not 1-32 (or absent).
     #[error("bad move square {0:?}")]
     MoveSquare(Option<i64>),

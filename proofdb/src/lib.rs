@@ -1,10 +1,11 @@
 //! The proof store: solved positions, their provenance and proof trees,
-//! and the tables of the ballot job, in one SQLite file.
+//! and the runs that wrote them, in one SQLite file; the crates above keep
+//! tables of their own in it through [`extension`] (the ballot job's).
 //!
 //! This crate defines the vocabulary of proved results shared by the
 //! solvers and the store ([`outcome`], [`proof`]) and the store itself:
-//! [`Store`] (open, get, put with bound intersection, trees, ballot
-//! tables), [`Writer`] (the one batched writer of a process),
+//! [`Store`] (open, get, put with bound intersection, trees, runs,
+//! extensions' tables), [`Writer`] (the one batched writer of a process),
 //! [`merge::merge_shard`], [`ResultCache`]. The file layout is documented
 //! in `docs/store-schema.txt`.
 
@@ -14,7 +15,7 @@ pub mod backup;
 pub mod cache;
 pub mod codec;
 pub mod error;
-pub mod jobs;
+pub mod extension;
 pub mod json;
 pub mod keep;
 pub mod live;
@@ -22,6 +23,7 @@ pub mod merge;
 pub mod outcome;
 pub mod proof;
 pub mod results;
+pub mod runs;
 pub mod schema;
 pub mod seal;
 pub mod stats;
@@ -34,13 +36,13 @@ pub mod writer;
 
 pub use cache::ResultCache;
 pub use error::StoreError;
-pub use jobs::{BallotRow, JobRecord, JobStatus, LinePlyRow, Origin, RepairRow, RunRow};
 pub use keep::{KeepError, RunSink};
 pub use live::LiveResults;
 pub use merge::{merge_shard, MergeReport};
 pub use outcome::{Outcome, OutcomeConflict, Provenance, ResultSource};
 pub use proof::{LeafSource, ProofEntry, ProofTree, Question};
 pub use results::{Applied, PutEffect, ResultRecord};
+pub use runs::RunRow;
 pub use stats::StoreStats;
 pub use store::Store;
 pub use trees::{TreeId, TreeInfo};

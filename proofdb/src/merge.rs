@@ -7,16 +7,14 @@
 //! result stays, the refusal is reported with both outcomes) and the merge
 //! goes on. A shard result that is not proved in the shard (no seal, a
 //! changed row, nothing backing it: [`crate::Trust`]) is refused and
-//! reported, and so is one the copied trees do not back. Proof trees,
-//! ballots, main lines, job records and runs the store lacks are copied;
-//! where both have a main line for a ballot and they differ, the store's is
-//! kept and the difference reported. The shard is opened read-only and
+//! reported, and so is one the copied trees do not back. Proof trees and
+//! runs the store lacks are copied (the tables of the crates above are
+//! theirs to fold: the ballot job's by `ballots::tables::merge`). The shard is opened read-only and
 //! checked (`PRAGMA quick_check`) first. Results are committed in chunks;
 //! a merge that is interrupted can simply be run again (already merged
 //! results come back "unchanged").
 
 use crate::error::{Result, StoreError};
-use crate::jobs::JobStatus;
 use crate::results::ResultRecord;
 use crate::store::Store;
 use crate::trust::Trust;
@@ -56,13 +54,6 @@ pub struct MergeReport {
     pub trees_copied: u64,
     /// Proof trees already present (same root and question).
     pub trees_present: u64,
-    /// Main lines copied (ballots the store had no line for).
-    pub lines_copied: u64,
-    /// Ballots whose main line differs between shard and store (the
-    /// store's is kept).
-    pub lines_differing: Vec<u32>,
-    /// Job records copied or upgraded to `proved`.
-    pub job_records_copied: u64,
     /// Runs copied.
     pub runs_copied: u64,
 }
@@ -163,33 +154,6 @@ pub fn merge_shard(
     })?;
     flush(&mut chunk, &mut report)?;
 
-    let have: std::collections::HashSet<u32> =
-        store.ballots()?.into_iter().map(|b| b.number).collect();
-    for b in src.ballots()? {
-        if !have.contains(&b.number) {
-            store.put_ballot(&b)?;
-        }
-    }
-    for ballot in src.ballots_with_lines()? {
-        let theirs = src.main_line(ballot)?;
-        let ours = store.main_line(ballot)?;
-        if ours.is_empty() {
-            store.set_main_line(ballot, &theirs)?;
-            report.lines_copied += 1;
-        } else if ours != theirs {
-            report.lines_differing.push(ballot);
-        }
-    }
-    for rec in src.all_job_records()? {
-        let copy = match store.job_record(rec.ballot, rec.ply)? {
-            None => true,
-            Some(ours) => ours.status != JobStatus::Proved && rec.status == JobStatus::Proved,
-        };
-        if copy {
-            store.put_job_record(&rec)?;
-            report.job_records_copied += 1;
-        }
-    }
     for run in src.runs()? {
         if store.insert_run(&run)? {
             report.runs_copied += 1;

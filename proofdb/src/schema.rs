@@ -177,27 +177,40 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE main_lines_v6 RENAME TO main_lines;
     CREATE INDEX main_lines_by_pos ON main_lines (pos, stm);
     ",
+    // 6 -> 7: tables of the crates above this one have schemas of their
+    // own (`crate::extension`): each one's version is a row here. The
+    // ballot tables that steps 0-5 made stay as they are; the ballots
+    // crate takes them over (as its version 1) when it first opens them.
+    "
+    CREATE TABLE extensions (
+        name        TEXT    PRIMARY KEY,
+        version     INTEGER NOT NULL CHECK (version >= 0)
+    );
+    ",
 ];
+
+/// What a new store drops after its steps: the ballot job's tables that
+/// steps 0-5 made for the stores of version 6 and before. Their owner
+/// (the `ballots` crate) makes its own, when it first writes them.
+const NOT_IN_NEW_STORES: &str = "
+    DROP INDEX main_lines_by_pos;
+    DROP TABLE ballots;
+    DROP TABLE main_lines;
+    DROP TABLE job_records;
+";
 
 /// Work a migration step does in Rust after its SQL, in the same
 /// transaction (`AFTER[i]` follows `MIGRATIONS[i]`).
 type AfterStep = Option<fn(&Connection) -> rusqlite::Result<()>>;
 
-const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None, None, None];
+const AFTER: [AfterStep; MIGRATIONS.len()] = [None, None, Some(seal_v3), None, None, None, None];
 
 /// The schema version this program writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
 
-/// Tables every store of the current version has.
-const TABLES: &[&str] = &[
-    "results",
-    "trees",
-    "tree_nodes",
-    "ballots",
-    "main_lines",
-    "job_records",
-    "runs",
-];
+/// Tables every store of the current version has (those of the crates
+/// above are theirs to check: [`crate::extension`]).
+const TABLES: &[&str] = &["results", "trees", "tree_nodes", "runs", "extensions"];
 
 /// How a connection is opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -539,6 +552,10 @@ fn migrate_in_transaction(conn: &Connection, path: &Path) -> Result<()> {
             // Another process migrated it meanwhile.
             return Ok(());
         }
+        let tables: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
+            .map_err(sq)?;
+        let new_file = version == 0 && tables == 0;
         for (i, step) in MIGRATIONS.iter().enumerate().skip(version as usize) {
             let to = i as u32 + 1;
             conn.execute_batch(step).map_err(sq)?;
@@ -558,6 +575,9 @@ fn migrate_in_transaction(conn: &Connection, path: &Path) -> Result<()> {
                     )),
                 )));
             }
+        }
+        if new_file {
+            conn.execute_batch(NOT_IN_NEW_STORES).map_err(sq)?;
         }
         conn.execute_batch(&format!(
             "PRAGMA application_id = {APPLICATION_ID}; PRAGMA user_version = {SCHEMA_VERSION};"

@@ -1,5 +1,5 @@
 //! Counts over a store: results by outcome, piece count and solver; trees;
-//! ballots, main lines, job records and runs.
+//! runs. (The ballot tables are counted by `ballots::tables::stats`.)
 
 use crate::error::Result;
 use crate::store::Store;
@@ -22,14 +22,6 @@ pub struct StoreStats {
     pub trees: u64,
     /// Positions over all proof trees.
     pub tree_nodes: u64,
-    /// Ballots.
-    pub ballots: u64,
-    /// Ballots with a main line.
-    pub main_lines: u64,
-    /// Job records.
-    pub job_records: u64,
-    /// Job records per status.
-    pub jobs_by_status: BTreeMap<String, u64>,
     /// Runs.
     pub runs: u64,
     /// Schema version of the file.
@@ -50,9 +42,6 @@ impl Store {
             results: one("SELECT count(*) FROM results")?,
             trees: one("SELECT count(*) FROM trees")?,
             tree_nodes: one("SELECT count(*) FROM tree_nodes")?,
-            ballots: one("SELECT count(*) FROM ballots")?,
-            main_lines: one("SELECT count(DISTINCT ballot) FROM main_lines")?,
-            job_records: one("SELECT count(*) FROM job_records")?,
             runs: one("SELECT count(*) FROM runs")?,
             schema_version: one("PRAGMA user_version")? as u32,
             ..StoreStats::default()
@@ -79,9 +68,6 @@ impl Store {
         }
         for (k, n) in grouped("SELECT solver, count(*) FROM results GROUP BY solver")? {
             st.by_solver.insert(text(k), n);
-        }
-        for (k, n) in grouped("SELECT status, count(*) FROM job_records GROUP BY status")? {
-            st.jobs_by_status.insert(text(k), n);
         }
         drop(conn);
         self.for_each_row(|_, t| -> Result<()> {

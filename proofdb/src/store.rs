@@ -38,6 +38,9 @@ pub struct Store {
     /// (a read-only connection leaves them).
     readers: Vec<Mutex<Connection>>,
     conn: Mutex<Connection>,
+    /// The extensions whose tables this store has found current
+    /// ([`crate::extension`]).
+    ready: Mutex<Vec<&'static str>>,
     /// Declared last: released after the connections close.
     _hold: FileHold,
 }
@@ -91,6 +94,7 @@ impl Store {
             mode,
             readers: readers.into_iter().map(Mutex::new).collect(),
             conn: Mutex::new(conn),
+            ready: Mutex::new(Vec::new()),
             _hold: hold,
         })
     }
@@ -162,6 +166,35 @@ impl Store {
         let out = f(&tx)?;
         tx.commit().map_err(|e| self.sq(e))?;
         Ok(out)
+    }
+
+    /// Whether the extension `name`'s tables were found current.
+    pub(crate) fn extension_ready(&self, name: &str) -> bool {
+        let ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        ready.contains(&name)
+    }
+
+    /// Notes that the extension `name`'s tables are current.
+    pub(crate) fn mark_extension_ready(&self, name: &'static str) {
+        let mut ready = self.ready.lock().unwrap_or_else(|e| e.into_inner());
+        if !ready.contains(&name) {
+            ready.push(name);
+        }
+    }
+
+    /// Every row `sql` (with `params`) selects on the write connection,
+    /// each made by `row`.
+    pub(crate) fn select_rows<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(sql).map_err(|e| self.sq(e))?;
+        let rows = stmt.query_map(params, row).map_err(|e| self.sq(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.sq(e))
     }
 
     /// A reader connection, preferring one no other thread holds.

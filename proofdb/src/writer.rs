@@ -1,5 +1,5 @@
 //! [`Writer`]: the one writer of a process. A thread owns the write
-//! connection; worker threads (rayon) send it results and job records over
+//! connection; worker threads (rayon) send it results and proofs over
 //! a channel through cheap cloneable [`WriterHandle`]s, and it commits them
 //! in batches, each one `BEGIN IMMEDIATE` transaction.
 //!
@@ -13,7 +13,6 @@
 //! every result.
 
 use crate::error::{Result, StoreError};
-use crate::jobs::{write_job_record, JobRecord};
 use crate::outcome::Outcome;
 use crate::proof::ProofTree;
 use crate::results::{self, Applied, PutEffect, ResultRecord};
@@ -70,8 +69,6 @@ pub struct WriterReport {
     /// Results refused because no proof tree or database value backs
     /// them (nothing changed for them).
     pub unproved: Vec<Position>,
-    /// Job records written.
-    pub job_records: u64,
 }
 
 impl WriterReport {
@@ -95,7 +92,6 @@ impl WriterReport {
 enum Msg {
     Result(ResultRecord),
     Proof(ResultRecord, Vec<ProofTree>, String),
-    Job(JobRecord),
     Flush(SyncSender<Result<WriterReport>>),
     Shutdown,
 }
@@ -199,11 +195,6 @@ impl WriterHandle {
             .map_err(|_| self.gone())
     }
 
-    /// Queues a job record (insert or replace).
-    pub fn put_job_record(&self, rec: JobRecord) -> Result<()> {
-        self.tx.send(Msg::Job(rec)).map_err(|_| self.gone())
-    }
-
     /// Commits everything this handle (and any other) sent before the call
     /// and returns the writer's totals, or the error that stopped a commit
     /// (the pending messages are kept and retried on the next commit).
@@ -237,10 +228,6 @@ fn commit(
                 }
                 delta.count(r, a);
             }
-            Msg::Job(j) => {
-                write_job_record(&tx, j).map_err(sq)?;
-                delta.job_records += 1;
-            }
             Msg::Flush(_) | Msg::Shutdown => {}
         }
     }
@@ -249,7 +236,6 @@ fn commit(
     report.new += delta.new;
     report.tightened += delta.tightened;
     report.unchanged += delta.unchanged;
-    report.job_records += delta.job_records;
     report.refused.extend(delta.refused);
     report.unproved.extend(delta.unproved);
     Ok(())

@@ -1,5 +1,5 @@
-//! Store behaviour: put/get with bound intersection, proof trees, ballot
-//! tables, the batched writer, parallel lookups.
+//! Store behaviour: put/get with bound intersection, proof trees, runs,
+//! the batched writer, parallel lookups.
 
 mod common;
 
@@ -146,118 +146,41 @@ fn proof_trees_round_trip_and_nodes_are_found_by_position() {
 }
 
 #[test]
-fn ballot_tables() {
-    let tmp = temp_dir("ballots");
-    let dir = tmp.path();
-    let store = Store::open(dir.join("s.sqlite")).unwrap();
-    let b = BallotRow {
-        number: 5,
-        moves: "9-13 22-18 6-9".into(),
-        deck: "deck144".into(),
-        ctd: true,
-        name: "Dreaded Edinburgh".into(),
-        fen: "W:W18,21,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,7,8,9,10,11,12,13".into(),
-    };
-    store.put_ballot(&b).unwrap();
-    assert_eq!(store.ballots().unwrap(), vec![b]);
-    let mut pos = Position::initial();
-    let mut line = proofdb::testing::line_start();
-    for ply in 1..=6u32 {
-        let m = pos.moves().as_slice()[0];
-        pos = pos.play_unchecked(&m);
-        line.push(LinePlyRow {
-            ply,
-            position: pos,
-            move_text: m.to_string(),
-            origin: match ply {
-                0..=3 => Origin::Published,
-                5 => Origin::Repair,
-                _ => Origin::Engine,
-            },
-            // Scores read back as written, a missing one as None.
-            score: (ply != 2).then_some(ply as i32 * 37 - 120),
-            // A repair keeps the move it replaced and both scores.
-            repair: (ply == 5).then(|| proofdb::RepairRow {
-                replaced: "11-16".to_string(),
-                replaced_score: 140,
-                score: 65,
-            }),
-        });
-    }
-    store.set_main_line(5, &line).unwrap();
-    assert_eq!(store.main_line(5).unwrap(), line);
-    assert_eq!(store.main_line(5).unwrap()[6].score, Some(102));
-    assert_eq!(store.main_line(5).unwrap()[2].score, None);
-    assert_eq!(
-        store.main_line(5).unwrap()[5]
-            .repair
-            .as_ref()
-            .map(|r| r.replaced_score),
-        Some(140)
-    );
-    assert_eq!(store.ballots_with_lines().unwrap(), vec![5]);
-    assert_eq!(
-        store.main_line_plies_at(&line[4].position).unwrap(),
-        vec![(5, 4)]
-    );
-    store.set_main_line(5, &line[..3]).unwrap();
-    assert_eq!(store.main_line(5).unwrap().len(), 3);
-
+fn runs_begin_and_finish() {
+    let tmp = temp_dir("runs");
+    let store = Store::open(tmp.path().join("s.sqlite")).unwrap();
     let run = store.begin_run("checkers ballots run 5").unwrap();
-    let rec = JobRecord {
-        ballot: 5,
-        ply: 6,
-        outcome: Some(Outcome::Exact(Value::Draw)),
-        nodes: 1000,
-        millis: 20,
-        budget_millis: 20,
-        proof_size: 99,
-        status: JobStatus::Proved,
-        run_id: run.clone(),
-        updated: 1_700_000_000,
-    };
-    store.put_job_record(&rec).unwrap();
-    // An open ply keeps the time it spent apart from the budget it had.
-    let open = JobRecord {
-        ply: 5,
-        outcome: None,
-        status: JobStatus::Budget,
-        millis: 3_100,
-        budget_millis: 4_000,
-        ..rec.clone()
-    };
-    store.put_job_record(&open).unwrap();
-    assert_eq!(
-        store.job_records(5).unwrap(),
-        vec![open.clone(), rec.clone()]
-    );
-    // A record stored before the budget had a column of its own (schema
-    // version 4) reads its time as the budget too, what it meant then.
-    let conn = rusqlite::Connection::open(store.path()).unwrap();
-    conn.execute(
-        "UPDATE job_records SET budget_millis = NULL WHERE ply = 5",
-        [],
-    )
-    .unwrap();
-    drop(conn);
-    let old = store.job_record(5, 5).unwrap().unwrap();
-    assert_eq!((old.millis, old.budget_millis), (3_100, 3_100));
-    // A status no version wrote is refused, not read as another.
-    let conn = rusqlite::Connection::open(store.path()).unwrap();
-    conn.execute(
-        "UPDATE job_records SET status = 'running' WHERE ply = 5",
-        [],
-    )
-    .unwrap();
-    drop(conn);
-    assert!(store.job_records(5).is_err());
-    store.put_job_record(&open).unwrap();
-    assert_eq!(store.job_record(5, 6).unwrap(), Some(rec));
+    assert!(store.runs().unwrap()[0].finished.is_none());
     store.finish_run(&run).unwrap();
     let runs = store.runs().unwrap();
     assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].command, "checkers ballots run 5");
     assert!(runs[0].finished.is_some());
     assert_ne!(store.begin_run("again").unwrap(), run);
+}
+
+/// A store only facts were written to has no tables of the crates above
+/// (the ballot job's are made by the `ballots` crate when it first writes
+/// them).
+#[test]
+fn a_new_store_holds_facts_tables_only() {
+    let tmp = temp_dir("fresh");
+    let store = Store::open(tmp.path().join("s.sqlite")).unwrap();
+    put(&store, &synthetic(1), Outcome::AtLeastDraw, &prov("ab", 1)).unwrap();
+    drop(store);
+    let c = rusqlite::Connection::open(tmp.path().join("s.sqlite")).unwrap();
+    let mut stmt = c
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .unwrap();
+    let names: Vec<String> = stmt
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
+    assert_eq!(
+        names,
+        ["extensions", "results", "runs", "tree_nodes", "trees"]
+    );
 }
 
 #[test]
@@ -388,6 +311,11 @@ fn version_1_store_migrates_keeping_its_trees() {
     {
         let c = rusqlite::Connection::open(&path).unwrap();
         let trees_v1 = trees_v1();
+        // The ballot job's tables as version 1 made them (a new store
+        // has none).
+        let v1 = proofdb::schema::MIGRATIONS[0];
+        let ballot_tables_v1 =
+            &v1[v1.find("CREATE TABLE ballots").unwrap()..v1.find("CREATE TABLE runs").unwrap()];
         c.execute_batch(&format!(
             "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; BEGIN;
              ALTER TABLE trees RENAME TO trees_now;
@@ -397,8 +325,8 @@ fn version_1_store_migrates_keeping_its_trees() {
              DROP TABLE trees_now;
              ALTER TABLE results DROP COLUMN checksum;
              ALTER TABLE tree_nodes DROP COLUMN checksum;
-             ALTER TABLE main_lines DROP COLUMN score;
-             ALTER TABLE job_records DROP COLUMN budget_millis;
+             DROP TABLE extensions;
+             {ballot_tables_v1}
              PRAGMA user_version = 1; COMMIT;"
         ))
         .unwrap();

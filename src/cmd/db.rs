@@ -6,6 +6,8 @@
 
 use crate::cli::{check_and_report, emit, open_existing, StoreArg};
 use anyhow::{bail, Context};
+use ballots::tables::merge::{merge_tables, TablesMerged};
+use ballots::tables::stats::table_stats;
 use engine::notation::fen::to_fen;
 use engine::{Color, Position};
 use proofdb::codec::iso8601;
@@ -122,11 +124,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-/// `db migrate`: opens the existing store read-write, which migrates it.
+/// `db migrate`: opens the existing store read-write, which migrates it,
+/// and brings its ballot tables (if it has them) to their version.
 fn migrate(store: &StoreArg) -> anyhow::Result<()> {
     let s = Store::open(&crate::cli::existing_path(store)?)?;
+    let tables = match ballots::tables::migrate(&s)? {
+        Some(v) => format!(", ballot tables version {v}"),
+        None => String::new(),
+    };
     emit(&format!(
-        "{}: schema version {}\n",
+        "{}: schema version {}{tables}\n",
         s.path().display(),
         s.stats()?.schema_version
     ))
@@ -177,6 +184,7 @@ fn check(store: &StoreArg, proofs: bool) -> anyhow::Result<()> {
 fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
     let s = open_existing(store)?;
     let st = s.stats()?;
+    let bt = table_stats(&s)?;
     if json {
         let v = serde_json::json!({
             "store": s.path().display().to_string(),
@@ -188,10 +196,10 @@ fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
             "by_solver": st.by_solver,
             "trees": st.trees,
             "tree_nodes": st.tree_nodes,
-            "ballots": st.ballots,
-            "main_lines": st.main_lines,
-            "job_records": st.job_records,
-            "jobs_by_status": st.jobs_by_status,
+            "ballots": bt.ballots,
+            "main_lines": bt.main_lines,
+            "job_records": bt.job_records,
+            "jobs_by_status": bt.jobs_by_status,
             "runs": st.runs,
         });
         return emit(&format!("{v}\n"));
@@ -223,10 +231,10 @@ fn stats(store: &StoreArg, json: bool) -> anyhow::Result<()> {
     o += &format!("trees        {} ({} positions)\n", st.trees, st.tree_nodes);
     o += &format!(
         "ballots      {} ({} with a main line)\n",
-        st.ballots, st.main_lines
+        bt.ballots, bt.main_lines
     );
-    o += &format!("job records  {}\n", st.job_records);
-    for (k, n) in &st.jobs_by_status {
+    o += &format!("job records  {}\n", bt.job_records);
+    for (k, n) in &bt.jobs_by_status {
         o += &format!("  {k:<10} {n:>12}\n");
     }
     o += &format!("runs         {}\n", st.runs);
@@ -322,7 +330,19 @@ fn export(store: &StoreArg, format: ExportFormat, out: Option<PathBuf>) -> anyho
     }
 }
 
-fn print_merge(shard: &std::path::Path, r: &MergeReport) {
+/// Folds `shard` into `store`: its facts ([`merge_shard`]), then its
+/// ballot tables.
+fn merge_one(
+    store: &Store,
+    shard: &std::path::Path,
+    progress: impl FnMut(u64),
+) -> anyhow::Result<(MergeReport, TablesMerged)> {
+    let facts = merge_shard(store, shard, progress)?;
+    let tables = merge_tables(store, &Store::open_shard(shard)?)?;
+    Ok((facts, tables))
+}
+
+fn print_merge(shard: &std::path::Path, r: &MergeReport, t: &TablesMerged) {
     println!(
         "{}: {} results: {} new, {} tightened, {} unchanged, {} refused; trees {} copied, {} present; \
          main lines {} copied; job records {} copied; runs {} copied",
@@ -334,8 +354,8 @@ fn print_merge(shard: &std::path::Path, r: &MergeReport) {
         r.refused.len(),
         r.trees_copied,
         r.trees_present,
-        r.lines_copied,
-        r.job_records_copied,
+        t.lines_copied,
+        t.job_records_copied,
         r.runs_copied
     );
     for x in &r.refused {
@@ -358,7 +378,7 @@ fn print_merge(shard: &std::path::Path, r: &MergeReport) {
             r.trees_contradicting
         );
     }
-    for b in &r.lines_differing {
+    for b in &t.lines_differing {
         println!("  ballot {b}: shard's main line differs from the store's; the store's is kept");
     }
 }
@@ -370,10 +390,10 @@ fn merge(store: &StoreArg, shards: &[PathBuf]) -> anyhow::Result<()> {
     let start = Instant::now();
     for shard in shards {
         let bar = crate::progress::counter_bar(0, &format!("merging {}", shard.display()));
-        match merge_shard(&s, shard, |n| bar.set_position(n)) {
-            Ok(r) => {
+        match merge_one(&s, shard, |n| bar.set_position(n)) {
+            Ok((r, t)) => {
                 bar.finish_and_clear();
-                print_merge(shard, &r);
+                print_merge(shard, &r, &t);
                 merged.push(r);
             }
             Err(e) => {

@@ -91,8 +91,9 @@ mod tests {
     use super::*;
     use ballots::deck::Deck;
     use ballots::show::line_state;
+    use ballots::tables::{BallotTables, JobStatus};
     use proofdb::testing::put_outcome_unverified;
-    use proofdb::{JobStatus, Outcome, Provenance, Store};
+    use proofdb::{Outcome, Provenance, Store};
 
     /// The open question is named where the walk stands, and a line whose
     /// ballot position is proved says nothing is open.
@@ -101,7 +102,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path().join("s.sqlite")).unwrap();
         let line =
-            proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+            ballots::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
         store.set_main_line(1, &line).unwrap();
         let deck = Deck::builtin();
         let ballot = deck.get(1).unwrap();
@@ -111,7 +112,7 @@ mod tests {
             put_outcome_unverified(&store, &line[ply].position, draw, &prov).unwrap();
         }
         put_outcome_unverified(&store, &line[4].position, Outcome::AtLeastDraw, &prov).unwrap();
-        let record = proofdb::testing::job_record(
+        let record = ballots::testing::job_record(
             1,
             4,
             Some(Outcome::AtLeastDraw),

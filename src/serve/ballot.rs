@@ -9,6 +9,7 @@ use ballots::deck::Ballot;
 use ballots::report;
 use ballots::score::men_text;
 use ballots::show::PlyMove;
+use ballots::tables::BallotTables;
 use serde::Serialize;
 
 /// The job record of one ply, as far as the page shows it.

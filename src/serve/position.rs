@@ -4,6 +4,7 @@
 use super::error::ApiError;
 use super::value::{label, KnownValue};
 use super::Browser;
+use ballots::tables::BallotTables;
 use engine::notation::fen::{parse_fen, to_fen};
 use engine::notation::movetext::move_to_text;
 use engine::{Color, Position, Square};

@@ -1,12 +1,10 @@
 //! The routes called without a socket, on a store made here.
 
 use super::*;
+use ballots::tables::{BallotTables, LinePlyRow, Origin};
 use engine::notation::fen::parse_fen;
 use engine::{NoOracle, Value};
-use proofdb::{
-    LeafSource, LinePlyRow, Origin, Outcome, ProofEntry, ProofTree, Provenance, Question,
-    ResultRecord,
-};
+use proofdb::{LeafSource, Outcome, ProofEntry, ProofTree, Provenance, Question, ResultRecord};
 use serde_json::Value as Json;
 
 /// Black to move takes White's last man: a win in one.
@@ -24,7 +22,7 @@ fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sqlite");
     let store = Store::open(&path).unwrap();
-    let mut line = proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
+    let mut line = ballots::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15"]);
     for p in &mut line[3..] {
         p.origin = Origin::Engine;
     }
@@ -261,7 +259,7 @@ fn the_list_and_the_page_name_one_frontier() {
     let path = dir.path().join("s.sqlite");
     let store = Store::open(&path).unwrap();
     let line =
-        proofdb::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
+        ballots::testing::line_from_moves(&["9-13", "21-17", "5-9", "25-21", "11-15", "29-25"]);
     store.set_main_line(1, &line).unwrap();
     for (ply, outcome) in [
         (4, Outcome::Exact(Value::Draw)),

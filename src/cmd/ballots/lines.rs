@@ -14,6 +14,7 @@ use anyhow::Context;
 use ballots::deck::{Ballot, DeckKind};
 use ballots::lines::{LineSummary, SettledBy};
 use ballots::score::advantage_text;
+use ballots::tables::BallotTables;
 use engine::notation::fen::to_fen;
 use engine::Oracle;
 use proofdb::Store;

@@ -15,6 +15,7 @@ use crate::cli::{emit, StoreArg};
 use anyhow::Context;
 use ballots::deck::{Ballot, Deck, Selection};
 use ballots::report;
+use ballots::tables::BallotTables;
 use proofdb::Store;
 use std::io::IsTerminal;
 use std::path::PathBuf;

@@ -208,7 +208,7 @@ fn run_ballot(
             done += 1;
             bar.set(done);
             let what = match (r.status, r.outcome) {
-                (proofdb::JobStatus::Proved, Some(o)) => o.to_string(),
+                (ballots::tables::JobStatus::Proved, Some(o)) => o.to_string(),
                 (_, Some(o)) => format!("{o} only"),
                 _ => "open".to_string(),
             };

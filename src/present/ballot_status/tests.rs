@@ -4,6 +4,7 @@
 use super::*;
 use ballots::deck::{Deck, Selection};
 use ballots::report::*;
+use ballots::tables::*;
 use engine::{Position, Value};
 use proofdb::*;
 
@@ -22,7 +23,7 @@ fn temp_store(name: &str) -> (tempfile::TempDir, Store) {
 fn line_for(deck: &Deck, b: u32, plies: u32) -> Vec<LinePlyRow> {
     let ballot = deck.get(b).unwrap();
     let mut pos = Position::initial();
-    let mut out = proofdb::testing::line_start();
+    let mut out = ballots::testing::line_start();
     for ply in 1..=plies {
         let (m, next) = if ply <= 3 {
             ballots::deck::play_move_text(&pos, &ballot.moves[ply as usize - 1]).unwrap()
