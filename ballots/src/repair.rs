@@ -10,6 +10,11 @@
 //! line takes it (origin [`Origin::Repair`], with the move it replaced and
 //! both scores kept in [`Repaired`]), and the engine plays on from there.
 //!
+//! A line still decisive after that, where the score crept there through
+//! the engine's own moves (by less than a man a ply: no one move to
+//! replace), has its engine part played again at the repair's depth
+//! ([`replay_deeper`]), kept when it is level or turns decisive later.
+//!
 //! Published moves are never replaced: the search stops going back at
 //! the first one (whether the databases or a proof show one to lose is
 //! the summary's to report, [`crate::lines`]). Each repair lies past the
@@ -18,7 +23,7 @@
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{MainLine, Origin};
 use crate::plan::{forced_score, score_line};
-use crate::score::{decisive_from, MAN};
+use crate::score::{decisive_from, Decisive, MAN};
 use engine::search::{Limits, Searcher};
 use engine::{Color, Move, Oracle, Position};
 
@@ -117,6 +122,9 @@ pub struct RepairCount {
     pub repairs: usize,
     /// Positions searched again.
     pub searched: usize,
+    /// Whether the engine's part was played again deeper and kept
+    /// ([`replay_deeper`]).
+    pub replayed: bool,
 }
 
 /// The deeper look at ply `ply` of `line` (its move made from the
@@ -159,6 +167,16 @@ pub struct Turn {
     pub against: Color,
 }
 
+/// Where `line` turns decisive by its scores ([`decisive_from`]).
+pub fn line_decisive(line: &MainLine) -> Option<Decisive> {
+    decisive_from(
+        line.plies
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i as u32 + 1, p.score)),
+    )
+}
+
 /// The turns of `line`, by ply.
 pub fn turns(line: &MainLine) -> Vec<Turn> {
     let against = |gain_for_white: i32| {
@@ -179,12 +197,7 @@ pub fn turns(line: &MainLine) -> Vec<Turn> {
             }
         }
     }
-    let scores = line
-        .plies
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (i as u32 + 1, p.score));
-    if let Some(d) = decisive_from(scores) {
+    if let Some(d) = line_decisive(line) {
         out.push(Turn {
             ply: d.ply as usize,
             against: against(d.score),
@@ -265,6 +278,90 @@ pub fn repair_line(
         past = turn.ply;
     }
     count
+}
+
+/// Plays the engine's part of a line still decisive after its repairs
+/// again, at the repair's depth: a score that creeps to a man by less at
+/// each ply of the engine's own moves (the horizon of the line's depth,
+/// move after move) has no single move for [`repair_line`] to replace.
+/// From the first engine move after the published and archive moves and
+/// the last repair, when the line turns decisive there or later, the
+/// engine extends the line again with `limits.per_move` (`extend`'s other
+/// limits, `settled` as for [`extend_with_engine`]); the new part is
+/// scored at `extend`'s depth, as the line was, and repaired. The line
+/// takes it when it is not decisive, or turns decisive later; its first
+/// move that differs is then a repair (the move it replaced and both
+/// positions' scores at the repair's depth kept). Returns whether the
+/// line took it.
+pub fn replay_deeper(
+    line: &mut MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    extend: &ExtendLimits,
+    limits: &RepairLimits,
+    settled: &dyn Fn(&Position) -> bool,
+) -> bool {
+    if limits.max_repairs == 0 {
+        return false;
+    }
+    let Some(decisive) = line_decisive(line) else {
+        return false;
+    };
+    let after_repairs = line
+        .plies
+        .iter()
+        .rposition(|p| p.origin == Origin::Repair)
+        .map_or(0, |i| i + 1);
+    let Some(start) = (after_repairs..line.len())
+        .find(|&i| line.plies[i].origin == Origin::Engine)
+        .map(|i| i + 1)
+    else {
+        return false;
+    };
+    if start > decisive.ply as usize {
+        return false;
+    }
+    let mut replay = line.clone();
+    replay.plies.truncate(start - 1);
+    let deeper = ExtendLimits {
+        per_move: limits.per_move,
+        ..*extend
+    };
+    extend_with_engine(&mut replay, searcher, oracle, &deeper, settled);
+    if replay.len() < start {
+        return false;
+    }
+    let first_change = (start..=replay.len().min(line.len()))
+        .find(|&k| !replay.plies[k - 1].mv.same_move(&line.plies[k - 1].mv));
+    if let Some(k) = first_change {
+        let mover = line.position(k - 1).side_to_move();
+        let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
+        let mover_score = |after: &Position, searcher: &mut Searcher| {
+            as_white(
+                -forced_score(after, &history, searcher, oracle, &limits.per_move),
+                mover,
+            )
+        };
+        let replaced_score = mover_score(&line.position(k), searcher);
+        let score = mover_score(&replay.position(k), searcher);
+        let ply = &mut replay.plies[k - 1];
+        ply.origin = Origin::Repair;
+        ply.repaired = Some(Repaired {
+            replaced: line.plies[k - 1].mv,
+            replaced_score,
+            score,
+        });
+    }
+    for p in &mut replay.plies[start - 1..] {
+        p.score = None;
+    }
+    score_line(&mut replay, searcher, oracle, &extend.per_move);
+    repair_line(&mut replay, searcher, oracle, extend, limits, settled);
+    let better = line_decisive(&replay).is_none_or(|d| d.ply > decisive.ply);
+    if better {
+        *line = replay;
+    }
+    better
 }
 
 #[cfg(test)]
@@ -425,6 +522,65 @@ mod tests {
     #[test]
     fn no_repairs_allowed_changes_nothing() {
         let (before, after, _) = repair_given_man(Origin::Archive, &RepairLimits::none());
+        assert_eq!(after, before);
+    }
+
+    /// A line whose engine moves from ply 2 creep to a man down for White
+    /// by their (made-up) scores, after `origin` moves, and the same line
+    /// after [`replay_deeper`] with what it returned.
+    fn creeping_line(origin: Origin, repair: &RepairLimits) -> (MainLine, MainLine, bool) {
+        let (extend, _) = limits(6);
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17), (14, 21)], origin);
+        for (p, s) in line.plies.iter_mut().zip([0, -60, -120]) {
+            p.score = Some(s);
+        }
+        let before = line.clone();
+        assert_eq!(line_decisive(&line).map(|d| d.ply), Some(3));
+        let mut searcher = Searcher::full_width(4);
+        let took = replay_deeper(
+            &mut line,
+            &mut searcher,
+            &engine::NoOracle,
+            &extend,
+            repair,
+            &|_| false,
+        );
+        (before, line, took)
+    }
+
+    /// The engine's part is played again deeper: it no longer gives the
+    /// man, so the line is not decisive there; its first other move is a
+    /// repair keeping the move it replaced.
+    #[test]
+    fn a_line_creeping_to_decisive_in_engine_moves_is_played_again_deeper() {
+        let (_, line, took) = creeping_line(Origin::Engine, &limits(6).1);
+        assert!(took);
+        assert!(
+            line_decisive(&line).is_none_or(|d| d.ply > 3),
+            "{:?}",
+            line_decisive(&line)
+        );
+        let first = &line.plies[1];
+        assert_eq!(first.origin, Origin::Repair);
+        let r = first.repaired.expect("the replaced move is kept");
+        assert_eq!(
+            (r.replaced.from().number(), r.replaced.to().number()),
+            (21, 17)
+        );
+        assert!(r.score > r.replaced_score, "{r:?}");
+        assert!(line.plies.iter().all(|p| p.score.is_some()));
+    }
+
+    /// Archive moves are not the engine's: a line decisive before the
+    /// engine's first move is left as it is, and so is every line when no
+    /// repair is allowed.
+    #[test]
+    fn only_the_engines_part_is_played_again() {
+        let (before, after, took) = creeping_line(Origin::Archive, &limits(6).1);
+        assert!(!took);
+        assert_eq!(after, before);
+        let (before, after, took) = creeping_line(Origin::Engine, &RepairLimits::none());
+        assert!(!took);
         assert_eq!(after, before);
     }
 }

@@ -75,7 +75,8 @@ pub struct LineBuild {
     /// before it, are searched again this deep (with the databases and
     /// the store's proved results), and a move that keeps the balance
     /// replaces it (origin `repair`); published moves are never replaced.
-    /// Default: --line-depth + 4; 0: no repair.
+    /// A line still decisive in the engine's own moves has them played
+    /// again this deep. Default: --line-depth + 4; 0: no repair.
     #[arg(long, value_name = "PLIES", value_parser = crate::limits::repair_depth)]
     pub repair_depth: Option<u32>,
 }
