@@ -9,7 +9,7 @@
 use crate::deck::Ballot;
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
-use crate::repair::{repair_line, replay_deeper, LineRepair, RepairCount};
+use crate::repair::{repair_line, LineRepair, RepairCount};
 use crate::score::white_view;
 use crate::sources::Trunks;
 use crate::tables::{BallotTables, LinePlyRow, RepairRow};
@@ -122,25 +122,14 @@ pub fn repair_built(
 ) -> RepairCount {
     let settled =
         |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
-    let mut count = repair_line(
+    repair_line(
         line,
         searcher,
         repair.oracle,
         limits,
         &repair.limits,
         &settled,
-    );
-    if replay_deeper(
-        line,
-        searcher,
-        repair.oracle,
-        limits,
-        &repair.limits,
-        &settled,
-    ) {
-        count.replayed = true;
-    }
-    count
+    )
 }
 
 /// Gives every unscored ply of `line` the engine's score of its position

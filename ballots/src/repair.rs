@@ -13,7 +13,7 @@
 //! A line still decisive after that, where the score crept there through
 //! the engine's own moves (by less than a man a ply: no one move to
 //! replace), has its engine part played again at the repair's depth
-//! ([`replay_deeper`]), kept when it is level or turns decisive later.
+//! ([`repair_line`]), kept when it is level or turns decisive later.
 //!
 //! Published moves are never replaced: the search stops going back at
 //! the first one (whether the databases or a proof show one to lose is
@@ -122,8 +122,8 @@ pub struct RepairCount {
     pub repairs: usize,
     /// Positions searched again.
     pub searched: usize,
-    /// Whether the engine's part was played again deeper and kept
-    /// ([`replay_deeper`]).
+    /// Whether the engine's part was played again deeper and kept (see
+    /// [`repair_line`]).
     pub replayed: bool,
 }
 
@@ -216,7 +216,10 @@ pub fn turns(line: &MainLine) -> Vec<Turn> {
 /// takes it; the line is cut there, extended with the engine (`searcher`,
 /// `extend`, `settled` as for [`extend_with_engine`]) and scored again,
 /// and the turns after it are looked at in turn. At most
-/// `limits.max_searches` positions are searched again.
+/// `limits.max_searches` positions are searched again. A line still
+/// decisive after that in the engine's own moves (a score that creeps
+/// there by less than a man a ply) then has its engine part played again
+/// at `limits.per_move`, kept when it is level or turns decisive later.
 pub fn repair_line(
     line: &mut MainLine,
     searcher: &mut Searcher,
@@ -225,143 +228,180 @@ pub fn repair_line(
     limits: &RepairLimits,
     settled: &dyn Fn(&Position) -> bool,
 ) -> RepairCount {
-    let mut count = RepairCount::default();
-    // Turns at or before this ply are done with (repaired or kept).
-    let mut past = 0usize;
-    'turns: while count.repairs < limits.max_repairs {
-        let Some(turn) = turns(line).into_iter().find(|t| t.ply > past) else {
-            break;
-        };
-        let mover = |ply: usize| line.position(ply - 1).side_to_move();
-        let newest = if mover(turn.ply) == turn.against {
-            turn.ply
-        } else {
-            turn.ply - 1
-        };
-        for back in 0..=limits.back_moves {
-            let Some(ply) = newest.checked_sub(2 * back).filter(|&p| p > past && p >= 1) else {
-                break;
-            };
-            if line.plies[ply - 1].origin == Origin::Published {
-                break;
-            }
-            if line.position(ply - 1).moves().len() < 2 {
-                continue;
-            }
-            if count.searched >= limits.max_searches {
-                break 'turns;
-            }
-            count.searched += 1;
-            let Some((best, best_score, played_score)) =
-                better_move(line, ply, searcher, oracle, limits)
-            else {
-                continue;
-            };
-            let side = mover(ply);
-            let replaced = line.plies[ply - 1].mv;
-            line.plies.truncate(ply - 1);
-            let pushed = line.push(best, Origin::Repair);
-            debug_assert!(pushed, "the search's move is legal");
-            if let Some(p) = line.plies.last_mut() {
-                p.repaired = Some(Repaired {
-                    replaced,
-                    replaced_score: as_white(played_score, side),
-                    score: as_white(best_score, side),
-                });
-            }
-            extend_with_engine(line, searcher, oracle, extend, settled);
-            score_line(line, searcher, oracle, &extend.per_move);
-            count.repairs += 1;
-            past = ply;
-            continue 'turns;
-        }
-        past = turn.ply;
-    }
+    let mut repairer = Repairer {
+        searcher,
+        oracle,
+        extend,
+        limits,
+        settled,
+    };
+    let mut count = repairer.repair_turns(line);
+    count.replayed = repairer.replay_deeper(line);
     count
 }
 
-/// Plays the engine's part of a line still decisive after its repairs
-/// again, at the repair's depth: a score that creeps to a man by less at
-/// each ply of the engine's own moves (the horizon of the line's depth,
-/// move after move) has no single move for [`repair_line`] to replace.
-/// From the first engine move after the published and archive moves and
-/// the last repair, when the line turns decisive there or later, the
-/// engine extends the line again with `limits.per_move` (`extend`'s other
-/// limits, `settled` as for [`extend_with_engine`]); the new part is
-/// scored at `extend`'s depth, as the line was, and repaired. The line
-/// takes it when it is not decisive, or turns decisive later; its first
-/// move that differs is then a repair (the move it replaced and both
-/// positions' scores at the repair's depth kept). Returns whether the
-/// line took it.
-pub fn replay_deeper(
-    line: &mut MainLine,
-    searcher: &mut Searcher,
-    oracle: &dyn Oracle,
-    extend: &ExtendLimits,
-    limits: &RepairLimits,
-    settled: &dyn Fn(&Position) -> bool,
-) -> bool {
-    if limits.max_repairs == 0 {
-        return false;
+/// What a repair searches with: the searcher, the oracle, how the line is
+/// extended and how hard it is repaired.
+struct Repairer<'a, 's> {
+    searcher: &'s mut Searcher,
+    oracle: &'a dyn Oracle,
+    extend: &'a ExtendLimits,
+    limits: &'a RepairLimits,
+    settled: &'a dyn Fn(&Position) -> bool,
+}
+
+impl Repairer<'_, '_> {
+    /// The repairs at the line's turns ([`repair_line`]'s first part).
+    fn repair_turns(&mut self, line: &mut MainLine) -> RepairCount {
+        let limits = *self.limits;
+        let mut count = RepairCount::default();
+        // Turns at or before this ply are done with (repaired or kept).
+        let mut past = 0usize;
+        'turns: while count.repairs < limits.max_repairs {
+            let Some(turn) = turns(line).into_iter().find(|t| t.ply > past) else {
+                break;
+            };
+            let mover = |ply: usize| line.position(ply - 1).side_to_move();
+            let newest = if mover(turn.ply) == turn.against {
+                turn.ply
+            } else {
+                turn.ply - 1
+            };
+            for back in 0..=limits.back_moves {
+                let Some(ply) = newest.checked_sub(2 * back).filter(|&p| p > past && p >= 1) else {
+                    break;
+                };
+                if line.plies[ply - 1].origin == Origin::Published {
+                    break;
+                }
+                if line.position(ply - 1).moves().len() < 2 {
+                    continue;
+                }
+                if count.searched >= limits.max_searches {
+                    break 'turns;
+                }
+                count.searched += 1;
+                let Some((best, best_score, played_score)) =
+                    better_move(line, ply, self.searcher, self.oracle, &limits)
+                else {
+                    continue;
+                };
+                let side = mover(ply);
+                let replaced = line.plies[ply - 1].mv;
+                line.plies.truncate(ply - 1);
+                let pushed = line.push(best, Origin::Repair);
+                debug_assert!(pushed, "the search's move is legal");
+                if let Some(p) = line.plies.last_mut() {
+                    p.repaired = Some(Repaired {
+                        replaced,
+                        replaced_score: as_white(played_score, side),
+                        score: as_white(best_score, side),
+                    });
+                }
+                extend_with_engine(line, self.searcher, self.oracle, self.extend, self.settled);
+                score_line(line, self.searcher, self.oracle, &self.extend.per_move);
+                count.repairs += 1;
+                past = ply;
+                continue 'turns;
+            }
+            past = turn.ply;
+        }
+        count
     }
-    let Some(decisive) = line_decisive(line) else {
-        return false;
-    };
-    let after_repairs = line
-        .plies
-        .iter()
-        .rposition(|p| p.origin == Origin::Repair)
-        .map_or(0, |i| i + 1);
-    let Some(start) = (after_repairs..line.len())
-        .find(|&i| line.plies[i].origin == Origin::Engine)
-        .map(|i| i + 1)
-    else {
-        return false;
-    };
-    if start > decisive.ply as usize {
-        return false;
-    }
-    let mut replay = line.clone();
-    replay.plies.truncate(start - 1);
-    let deeper = ExtendLimits {
-        per_move: limits.per_move,
-        ..*extend
-    };
-    extend_with_engine(&mut replay, searcher, oracle, &deeper, settled);
-    if replay.len() < start {
-        return false;
-    }
-    let first_change = (start..=replay.len().min(line.len()))
-        .find(|&k| !replay.plies[k - 1].mv.same_move(&line.plies[k - 1].mv));
-    if let Some(k) = first_change {
-        let mover = line.position(k - 1).side_to_move();
-        let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
-        let mover_score = |after: &Position, searcher: &mut Searcher| {
-            as_white(
-                -forced_score(after, &history, searcher, oracle, &limits.per_move),
-                mover,
-            )
+
+    /// Plays the engine's part of a line still decisive after its repairs
+    /// again, at the repair's depth: a score that creeps to a man by less
+    /// at each ply of the engine's own moves (the horizon of the line's
+    /// depth, move after move) has no single move to replace. From the
+    /// first engine move after the published and archive moves and the
+    /// last repair, when the line turns decisive there or later, the
+    /// engine extends the line again with `limits.per_move`; the new part
+    /// is scored at the line's depth and its turns repaired. The line
+    /// takes it when it is not decisive, or turns decisive later; its
+    /// first move that differs is then a repair (the move it replaced and
+    /// both positions' scores at the repair's depth kept). Returns
+    /// whether the line took it.
+    fn replay_deeper(&mut self, line: &mut MainLine) -> bool {
+        let limits = *self.limits;
+        if limits.max_repairs == 0 {
+            return false;
+        }
+        let Some(decisive) = line_decisive(line) else {
+            return false;
         };
-        let replaced_score = mover_score(&line.position(k), searcher);
-        let score = mover_score(&replay.position(k), searcher);
-        let ply = &mut replay.plies[k - 1];
-        ply.origin = Origin::Repair;
-        ply.repaired = Some(Repaired {
-            replaced: line.plies[k - 1].mv,
-            replaced_score,
-            score,
-        });
+        let after_repairs = line
+            .plies
+            .iter()
+            .rposition(|p| p.origin == Origin::Repair)
+            .map_or(0, |i| i + 1);
+        let Some(start) = (after_repairs..line.len())
+            .find(|&i| line.plies[i].origin == Origin::Engine)
+            .map(|i| i + 1)
+        else {
+            return false;
+        };
+        if start > decisive.ply as usize {
+            return false;
+        }
+        let mut replay = line.clone();
+        replay.plies.truncate(start - 1);
+        let deeper = ExtendLimits {
+            per_move: limits.per_move,
+            ..*self.extend
+        };
+        extend_with_engine(
+            &mut replay,
+            self.searcher,
+            self.oracle,
+            &deeper,
+            self.settled,
+        );
+        if replay.len() < start {
+            return false;
+        }
+        // The extension's moves carry the deeper search's scores; the
+        // line's are at its own depth.
+        for p in &mut replay.plies[start - 1..] {
+            p.score = None;
+        }
+        score_line(
+            &mut replay,
+            self.searcher,
+            self.oracle,
+            &self.extend.per_move,
+        );
+        if let Some(k) = (start..=replay.len().min(line.len()))
+            .find(|&k| !replay.plies[k - 1].mv.same_move(&line.plies[k - 1].mv))
+        {
+            let mover = line.position(k - 1).side_to_move();
+            let history: Vec<Position> = (0..k).map(|j| line.position(j)).collect();
+            let mut mover_score = |after: &Position| {
+                let s = forced_score(
+                    after,
+                    &history,
+                    self.searcher,
+                    self.oracle,
+                    &limits.per_move,
+                );
+                as_white(-s, mover)
+            };
+            let replaced_score = mover_score(&line.position(k));
+            let score = mover_score(&replay.position(k));
+            let ply = &mut replay.plies[k - 1];
+            ply.origin = Origin::Repair;
+            ply.repaired = Some(Repaired {
+                replaced: line.plies[k - 1].mv,
+                replaced_score,
+                score,
+            });
+        }
+        self.repair_turns(&mut replay);
+        let better = line_decisive(&replay).is_none_or(|d| d.ply > decisive.ply);
+        if better {
+            *line = replay;
+        }
+        better
     }
-    for p in &mut replay.plies[start - 1..] {
-        p.score = None;
-    }
-    score_line(&mut replay, searcher, oracle, &extend.per_move);
-    repair_line(&mut replay, searcher, oracle, extend, limits, settled);
-    let better = line_decisive(&replay).is_none_or(|d| d.ply > decisive.ply);
-    if better {
-        *line = replay;
-    }
-    better
 }
 
 #[cfg(test)]
@@ -377,6 +417,15 @@ mod tests {
             !keeps_the_balance(10, -30),
             "the played move was not a man worse"
         );
+    }
+
+    /// The repair at `ply` of `line` and the squares of the move it
+    /// replaced; fails when the ply is not a repair.
+    fn repair_at(line: &MainLine, ply: usize) -> (Repaired, (u8, u8)) {
+        let p = &line.plies[ply - 1];
+        assert_eq!(p.origin, Origin::Repair, "{line:?}");
+        let r = p.repaired.expect("the replaced move is kept");
+        (r, (r.replaced.from().number(), r.replaced.to().number()))
     }
 
     /// A line whose first ply jumps to `start`, then the moves, each
@@ -440,13 +489,8 @@ mod tests {
         assert_eq!(turns(&line).first().map(|t| t.ply), Some(2), "{line:?}");
         let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count.repairs, 1);
-        let fixed = &line.plies[1];
-        assert_eq!(fixed.origin, Origin::Repair);
-        let r = fixed.repaired.expect("the replaced move is kept");
-        assert_eq!(
-            (r.replaced.from().number(), r.replaced.to().number()),
-            (21, 17)
-        );
+        let (r, replaced) = repair_at(&line, 2);
+        assert_eq!(replaced, (21, 17));
         assert!(r.score - r.replaced_score >= MAN / 2, "{r:?}");
         assert!(line.len() > 2, "the engine plays on from the repair");
         assert!(line.plies[2..].iter().all(|p| p.origin == Origin::Engine));
@@ -473,12 +517,8 @@ mod tests {
         );
         let count = repaired(&mut line, &extend, &repair);
         assert_eq!(count.repairs, 1);
-        assert_eq!(line.plies[1].origin, Origin::Repair);
-        let r = line.plies[1].repaired.expect("the replaced move is kept");
-        assert_eq!(
-            (r.replaced.from().number(), r.replaced.to().number()),
-            (21, 17)
-        );
+        let (_, replaced) = repair_at(&line, 2);
+        assert_eq!(replaced, (21, 17));
     }
 
     /// A score that creeps to a man by less at each ply is a turn too,
@@ -527,7 +567,7 @@ mod tests {
 
     /// A line whose engine moves from ply 2 creep to a man down for White
     /// by their (made-up) scores, after `origin` moves, and the same line
-    /// after [`replay_deeper`] with what it returned.
+    /// after [`Repairer::replay_deeper`] with what it returned.
     fn creeping_line(origin: Origin, repair: &RepairLimits) -> (MainLine, MainLine, bool) {
         let (extend, _) = limits(6);
         let mut line = line_from(GIVES_A_MAN, &[(21, 17), (14, 21)], origin);
@@ -537,14 +577,14 @@ mod tests {
         let before = line.clone();
         assert_eq!(line_decisive(&line).map(|d| d.ply), Some(3));
         let mut searcher = Searcher::full_width(4);
-        let took = replay_deeper(
-            &mut line,
-            &mut searcher,
-            &engine::NoOracle,
-            &extend,
-            repair,
-            &|_| false,
-        );
+        let took = Repairer {
+            searcher: &mut searcher,
+            oracle: &engine::NoOracle,
+            extend: &extend,
+            limits: repair,
+            settled: &|_| false,
+        }
+        .replay_deeper(&mut line);
         (before, line, took)
     }
 
@@ -560,13 +600,8 @@ mod tests {
             "{:?}",
             line_decisive(&line)
         );
-        let first = &line.plies[1];
-        assert_eq!(first.origin, Origin::Repair);
-        let r = first.repaired.expect("the replaced move is kept");
-        assert_eq!(
-            (r.replaced.from().number(), r.replaced.to().number()),
-            (21, 17)
-        );
+        let (r, replaced) = repair_at(&line, 2);
+        assert_eq!(replaced, (21, 17));
         assert!(r.score > r.replaced_score, "{r:?}");
         assert!(line.plies.iter().all(|p| p.score.is_some()));
     }
