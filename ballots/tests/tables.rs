@@ -313,16 +313,10 @@ fn an_unwritten_status_in_an_old_table_is_corrupt() {
     let c = rusqlite::Connection::open(&path).unwrap();
     let changed = c
         .execute(
-            "UPDATE job_records SET status = 'running' WHERE rowid = (SELECT min(rowid) FROM job_records)",
+            "UPDATE job_records SET status = 'running' \
+             WHERE ply = (SELECT min(ply) FROM job_records)",
             [],
         )
-        .or_else(|_| {
-            c.execute(
-                "UPDATE job_records SET status = 'running' \
-                 WHERE ply = (SELECT min(ply) FROM job_records)",
-                [],
-            )
-        })
         .unwrap();
     assert_eq!(changed, 1);
     drop(c);

@@ -160,6 +160,12 @@ pub fn decode_entry(
     }
 }
 
+/// A count as an SQLite integer column holds it (saturating at
+/// `i64::MAX`).
+pub fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// Seconds since the Unix epoch, now.
 pub fn unix_now() -> i64 {
     std::time::SystemTime::now()

@@ -159,6 +159,18 @@ impl Store {
         }
     }
 
+    /// Every row `sql` (with `params`) selects from `ext`'s tables, each
+    /// made by `row`; none when the store has none of them (read-only).
+    pub fn extension_select<T, P: rusqlite::Params>(
+        &self,
+        ext: &'static Extension,
+        sql: &str,
+        params: P,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        self.extension_read(ext, Vec::new, |conn| self.select_on(conn, sql, params, row))
+    }
+
     /// Runs `f` over `ext`'s tables (migrated first) in one `BEGIN
     /// IMMEDIATE` transaction: committed when it returns `Ok`, rolled back
     /// otherwise.

@@ -58,13 +58,17 @@ pub struct MergeReport {
     pub runs_copied: u64,
 }
 
-/// Folds the shard at `shard` into `store`. `progress` is called with the
-/// number of shard results handled so far after each chunk.
-pub fn merge_shard(
-    store: &Store,
-    shard: &Path,
-    mut progress: impl FnMut(u64),
-) -> Result<MergeReport> {
+/// Folds the shard at `shard` into `store` ([`open_shard_for`], then
+/// [`merge_from`]). `progress` is called with the number of shard results
+/// handled so far after each chunk.
+pub fn merge_shard(store: &Store, shard: &Path, progress: impl FnMut(u64)) -> Result<MergeReport> {
+    let src = open_shard_for(store, shard)?;
+    merge_from(store, &src, progress)
+}
+
+/// Opens the shard at `shard` to be folded into `store` (which must be
+/// writable and another file), checked with `PRAGMA quick_check`.
+pub fn open_shard_for(store: &Store, shard: &Path) -> Result<Store> {
     store.writable()?;
     let same = match (
         std::fs::canonicalize(shard),
@@ -81,6 +85,17 @@ pub fn merge_shard(
     }
     let src = Store::open_shard(shard)?;
     src.quick_check()?;
+    Ok(src)
+}
+
+/// Folds the shard `src` (opened by [`open_shard_for`]) into `store`.
+/// `progress` is called with the number of shard results handled so far
+/// after each chunk.
+pub fn merge_from(
+    store: &Store,
+    src: &Store,
+    mut progress: impl FnMut(u64),
+) -> Result<MergeReport> {
     let mut report = MergeReport::default();
 
     // Trees first: the results they back are refused without them. Read

@@ -6,7 +6,7 @@
 //! the position's proof trees or by the databases ([`crate::trust`]) are
 //! proved. A write that would leave a row unbacked is refused.
 
-use crate::codec::{decode_outcome, decode_pos, pos_key, stm_code, unix_now, DecodeError};
+use crate::codec::{decode_outcome, decode_pos, pos_key, stm_code, to_i64, unix_now, DecodeError};
 use crate::outcome::{Outcome, OutcomeConflict, Provenance};
 use crate::proof::Question;
 use crate::seal::Seal;
@@ -73,10 +73,6 @@ pub enum Applied {
 const UPSERT: &str = "INSERT OR REPLACE INTO results \
      (pos, stm, outcome, pieces, solver, nodes, millis, egdb_pieces, proof_size, proved_at, run_id, checksum) \
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
-
-fn to_i64(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
 
 /// The seal of a results row holding `rec` with `pieces` in its piece
 /// column.

@@ -190,7 +190,18 @@ impl Store {
         params: P,
         row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<T>> {
-        let conn = self.conn();
+        self.select_on(&self.conn(), sql, params, row)
+    }
+
+    /// Every row `sql` (with `params`) selects on `conn`, a connection of
+    /// this store, each made by `row`.
+    pub(crate) fn select_on<T, P: rusqlite::Params>(
+        &self,
+        conn: &Connection,
+        sql: &str,
+        params: P,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
         let mut stmt = conn.prepare_cached(sql).map_err(|e| self.sq(e))?;
         let rows = stmt.query_map(params, row).map_err(|e| self.sq(e))?;
         rows.collect::<rusqlite::Result<_>>()

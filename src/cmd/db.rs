@@ -337,8 +337,9 @@ fn merge_one(
     shard: &std::path::Path,
     progress: impl FnMut(u64),
 ) -> anyhow::Result<(MergeReport, TablesMerged)> {
-    let facts = merge_shard(store, shard, progress)?;
-    let tables = merge_tables(store, &Store::open_shard(shard)?)?;
+    let src = proofdb::merge::open_shard_for(store, shard)?;
+    let facts = proofdb::merge::merge_from(store, &src, progress)?;
+    let tables = merge_tables(store, &src)?;
     Ok((facts, tables))
 }
 

@@ -4,7 +4,7 @@
 use super::rows::{BallotRow, JobRecord, JobStatus, LinePlyRow, Origin, RepairRow};
 use super::EXTENSION;
 use engine::Position;
-use proofdb::codec::{decode_outcome, decode_pos, pos_key, stm_code};
+use proofdb::codec::{decode_outcome, decode_pos, pos_key, stm_code, to_i64};
 use proofdb::{Store, StoreError};
 use rusqlite::{params, Connection};
 
@@ -35,25 +35,6 @@ pub trait BallotTables {
     fn job_record(&self, ballot: u32, ply: u32) -> Result<Option<JobRecord>, StoreError>;
 }
 
-/// Every row `sql` (with `params`) selects, each made by `row`.
-fn select_rows<T, P: rusqlite::Params>(
-    store: &Store,
-    sql: &str,
-    params: P,
-    row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
-) -> Result<Vec<T>, StoreError> {
-    store.extension_read(&EXTENSION, Vec::new, |conn| {
-        let sq = |e| store.sql_error(e);
-        let mut stmt = conn.prepare_cached(sql).map_err(sq)?;
-        let rows = stmt.query_map(params, row).map_err(sq)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(sq)
-    })
-}
-
-fn i(n: u64) -> i64 {
-    i64::try_from(n).unwrap_or(i64::MAX)
-}
-
 impl BallotTables for Store {
     fn put_ballot(&self, b: &BallotRow) -> Result<(), StoreError> {
         self.extension_write(&EXTENSION, |tx| {
@@ -68,8 +49,8 @@ impl BallotTables for Store {
     }
 
     fn ballots(&self) -> Result<Vec<BallotRow>, StoreError> {
-        select_rows(
-            self,
+        self.extension_select(
+            &EXTENSION,
             "SELECT number, moves, deck, ctd, name, fen FROM ballots ORDER BY number",
             [],
             |r| {
@@ -133,8 +114,8 @@ impl BallotTables for Store {
     }
 
     fn ballots_with_lines(&self) -> Result<Vec<u32>, StoreError> {
-        select_rows(
-            self,
+        self.extension_select(
+            &EXTENSION,
             "SELECT DISTINCT ballot FROM main_lines ORDER BY ballot",
             [],
             |r| r.get(0),
@@ -142,8 +123,8 @@ impl BallotTables for Store {
     }
 
     fn main_line_plies_at(&self, pos: &Position) -> Result<Vec<(u32, u32)>, StoreError> {
-        select_rows(
-            self,
+        self.extension_select(
+            &EXTENSION,
             "SELECT ballot, ply FROM main_lines WHERE pos = ?1 AND stm = ?2 ORDER BY ballot, ply",
             params![&pos_key(pos)[..], stm_code(pos)],
             |r| Ok((r.get(0)?, r.get(1)?)),
@@ -261,13 +242,13 @@ fn write_job_record(conn: &Connection, rec: &JobRecord) -> rusqlite::Result<()> 
         rec.ballot,
         rec.ply,
         rec.outcome.map(|o| o.name()),
-        i(rec.nodes),
-        i(rec.millis),
-        i(rec.proof_size),
+        to_i64(rec.nodes),
+        to_i64(rec.millis),
+        to_i64(rec.proof_size),
         rec.status.name(),
         rec.run_id,
         rec.updated,
-        i(rec.budget_millis)
+        to_i64(rec.budget_millis)
     ])?;
     Ok(())
 }
