@@ -95,6 +95,12 @@ pub struct LineSummary {
     pub losing_published: Vec<u32>,
     /// Where it turns decisive by the engine's score.
     pub decisive: Option<Decisive>,
+    /// Where the moves at that ply came from: a line that turns decisive
+    /// inside the archive's moves, after its repair searched that side's
+    /// moves there again and found none better, is one that the archive
+    /// and the engine both lose; inside the engine's moves, one the
+    /// deeper replay did not level.
+    pub decisive_origin: Option<Origin>,
     /// How it ends.
     pub end: LineEnd,
 }
@@ -119,13 +125,15 @@ impl LineSummary {
             .iter()
             .enumerate()
             .map(|(i, p)| (i as u32 + 1, p.score));
+        let decisive = decisive_from(scores);
         LineSummary {
             plies: line.len(),
             origins,
             swings: swings(line),
             repairs: repairs(line),
             losing_published: losing_published(line, proved),
-            decisive: decisive_from(scores),
+            decisive,
+            decisive_origin: decisive.map(|d| line.plies[d.ply as usize - 1].origin),
             end: line_end(line, egdb_pieces, settled),
         }
     }
@@ -291,6 +299,7 @@ mod tests {
         assert_eq!(s.plies, 2);
         assert_eq!(s.origins, vec![(Origin::Engine, 2)]);
         assert_eq!(s.decisive, None);
+        assert_eq!(s.decisive_origin, None);
         assert!(s.repairs.is_empty() && s.losing_published.is_empty());
     }
 

@@ -17,8 +17,12 @@
 //!
 //! Published moves are never replaced: the search stops going back at
 //! the first one (whether the databases or a proof show one to lose is
-//! the summary's to report, [`crate::lines`]). Each repair lies past the
-//! last, so a line's repairs end; at most [`RepairLimits::max_repairs`].
+//! the summary's to report, [`crate::lines`]), and a side's moves are
+//! searched again only after its own last repair. A repair can make the
+//! line decisive from an earlier ply (one side's better move shows the
+//! other's mistake before it): that turn is looked at too. A line gets
+//! at most [`RepairLimits::max_repairs`] repairs and
+//! [`RepairLimits::max_searches`] searches, so its repairs end.
 
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{MainLine, Origin};
@@ -179,13 +183,6 @@ pub fn line_decisive(line: &MainLine) -> Option<Decisive> {
 
 /// The turns of `line`, by ply.
 pub fn turns(line: &MainLine) -> Vec<Turn> {
-    let against = |gain_for_white: i32| {
-        if gain_for_white > 0 {
-            Color::Black
-        } else {
-            Color::White
-        }
-    };
     let mut out = Vec::new();
     for k in 2..=line.len() {
         if let (Some(b), Some(a)) = (line.plies[k - 2].score, line.plies[k - 1].score) {
@@ -208,11 +205,47 @@ pub fn turns(line: &MainLine) -> Vec<Turn> {
     out
 }
 
+/// The side a score from White's view goes against.
+fn against(gain_for_white: i32) -> Color {
+    if gain_for_white > 0 {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
+/// The turn where `line` turns decisive, when that lies at or before
+/// `past` (a repair there made the line decisive from an earlier ply:
+/// the repaired side's better move shows the other side's mistake before
+/// it) and it is not among `examined`.
+fn earlier_decisive_turn(line: &MainLine, past: usize, examined: &[Turn]) -> Option<Turn> {
+    let d = line_decisive(line)?;
+    let turn = Turn {
+        ply: d.ply as usize,
+        against: against(d.score),
+    };
+    (turn.ply <= past && !examined.contains(&turn)).then_some(turn)
+}
+
+/// The last ply of `line` whose move `side` made and a repair chose (0:
+/// none): a turn against `side` searches its moves after it only, so that
+/// a repair is not searched again.
+fn last_repair_by(line: &MainLine, side: Color) -> usize {
+    (1..=line.len())
+        .rev()
+        .find(|&k| {
+            line.plies[k - 1].origin == Origin::Repair
+                && line.position(k - 1).side_to_move() == side
+        })
+        .unwrap_or(0)
+}
+
 /// Repairs `line` (built and scored) in place. At each [`Turn`], the
 /// moves of the side it goes against are searched again with
 /// `limits.per_move`, newest first, the turn's own ply (when that side
 /// made it) and `limits.back_moves` more, stopping at a published move or
-/// at the last repair. The first ply where another move keeps the balance
+/// at that side's last repair; a turn where the line now turns decisive
+/// before the last repair is looked at once. The first ply where another move keeps the balance
 /// takes it; the line is cut there, extended with the engine (`searcher`,
 /// `extend`, `settled` as for [`extend_with_engine`]) and scored again,
 /// and the turns after it are looked at in turn. At most
@@ -257,24 +290,35 @@ impl Repairer<'_, '_> {
         let mut count = RepairCount::default();
         // Turns at or before this ply are done with (repaired or kept).
         let mut past = 0usize;
+        // Decisive turns at or before `past` already looked at, and the
+        // plies searched again that kept their move: both stand until a
+        // repair before them changes the line there.
+        let mut examined: Vec<Turn> = Vec::new();
+        let mut kept: Vec<usize> = Vec::new();
         'turns: while count.repairs < limits.max_repairs {
-            let Some(turn) = turns(line).into_iter().find(|t| t.ply > past) else {
+            let Some(turn) = earlier_decisive_turn(line, past, &examined)
+                .or_else(|| turns(line).into_iter().find(|t| t.ply > past))
+            else {
                 break;
             };
             let mover = |ply: usize| line.position(ply - 1).side_to_move();
+            let floor = last_repair_by(line, turn.against);
             let newest = if mover(turn.ply) == turn.against {
                 turn.ply
             } else {
                 turn.ply - 1
             };
             for back in 0..=limits.back_moves {
-                let Some(ply) = newest.checked_sub(2 * back).filter(|&p| p > past && p >= 1) else {
+                let Some(ply) = newest
+                    .checked_sub(2 * back)
+                    .filter(|&p| p > floor && p >= 1)
+                else {
                     break;
                 };
                 if line.plies[ply - 1].origin == Origin::Published {
                     break;
                 }
-                if line.position(ply - 1).moves().len() < 2 {
+                if line.position(ply - 1).moves().len() < 2 || kept.contains(&ply) {
                     continue;
                 }
                 if count.searched >= limits.max_searches {
@@ -284,6 +328,7 @@ impl Repairer<'_, '_> {
                 let Some((best, best_score, played_score)) =
                     better_move(line, ply, self.searcher, self.oracle, &limits)
                 else {
+                    kept.push(ply);
                     continue;
                 };
                 let side = mover(ply);
@@ -302,9 +347,14 @@ impl Repairer<'_, '_> {
                 score_line(line, self.searcher, self.oracle, &self.extend.per_move);
                 count.repairs += 1;
                 past = ply;
+                examined.retain(|t| t.ply < ply);
+                kept.retain(|&k| k < ply);
                 continue 'turns;
             }
-            past = turn.ply;
+            if turn.ply <= past {
+                examined.push(turn);
+            }
+            past = past.max(turn.ply);
         }
         count
     }
@@ -536,6 +586,36 @@ mod tests {
                 against: Color::Black
             }]
         );
+    }
+
+    /// A repair at or after the ply where the line now turns decisive
+    /// (its better move showed the other side's mistake before it) has
+    /// that turn looked at once more; a later turn is an ordinary one.
+    #[test]
+    fn a_decisive_turn_before_the_last_repair_is_looked_at_once() {
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17), (14, 21)], Origin::Archive);
+        for (p, s) in line.plies.iter_mut().zip([0, 60, 120]) {
+            p.score = Some(s);
+        }
+        let turn = Turn {
+            ply: 3,
+            against: Color::Black,
+        };
+        assert_eq!(earlier_decisive_turn(&line, 3, &[]), Some(turn));
+        assert_eq!(earlier_decisive_turn(&line, 5, &[]), Some(turn));
+        assert_eq!(earlier_decisive_turn(&line, 2, &[]), None);
+        assert_eq!(earlier_decisive_turn(&line, 3, &[turn]), None);
+    }
+
+    /// A side's moves are searched again only after its last repair.
+    #[test]
+    fn the_search_floor_is_the_sides_own_last_repair() {
+        let mut line = line_from(GIVES_A_MAN, &[(21, 17), (14, 21)], Origin::Archive);
+        assert_eq!(last_repair_by(&line, Color::White), 0);
+        line.plies[1].origin = Origin::Repair;
+        assert_eq!(line.position(1).side_to_move(), Color::White);
+        assert_eq!(last_repair_by(&line, Color::White), 2);
+        assert_eq!(last_repair_by(&line, Color::Black), 0);
     }
 
     /// The line that gives a man away by a move of `origin`, scored,

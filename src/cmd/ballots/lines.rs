@@ -14,7 +14,7 @@ use anyhow::Context;
 use ballots::deck::{Ballot, DeckKind};
 use ballots::lines::{LineSummary, SettledBy};
 use ballots::score::advantage_text;
-use ballots::tables::BallotTables;
+use ballots::tables::{BallotTables, Origin};
 use engine::notation::fen::to_fen;
 use engine::Oracle;
 use proofdb::Store;
@@ -296,10 +296,14 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
         .iter()
         .filter(|r| r.summary.end.settled_by == SettledBy::Search)
         .count();
-    let decisive_repaired = decisive
-        .iter()
-        .filter(|r| !barred(r.ballot) && !r.summary.repairs.is_empty())
-        .count();
+    let decisive_in = |origin: Origin| {
+        decisive
+            .iter()
+            .filter(|r| !barred(r.ballot) && r.summary.decisive_origin == Some(origin))
+            .count()
+    };
+    let (in_published, in_archive) = (decisive_in(Origin::Published), decisive_in(Origin::Archive));
+    let in_engine = decisive_in(Origin::Engine) + decisive_in(Origin::Repair);
     let swinging = rows.iter().filter(|r| !r.summary.swings.is_empty()).count();
     let repaired = rows
         .iter()
@@ -307,8 +311,10 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
         .count();
     let _ = writeln!(
         out,
-        "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots, \
-         {decisive_repaired} others still decisive after a repair), {repaired} repaired, \
+        "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots; \
+         of the others, {in_published} turn decisive inside published moves, {in_archive} inside \
+         the archive's moves, where the archive's move and the repair's deeper search both lose, \
+         {in_engine} inside the engine's moves), {repaired} repaired, \
          {swinging} with a move that loses a man or more by the engine's score, {search} ending \
          where only a search settles the position (more than one piece above the \
          {egdb_pieces}-piece databases)",
@@ -355,7 +361,11 @@ fn json_line(r: &Row) -> serde_json::Value {
             "replaced_score": r.scores.replaced_score,
         })).collect::<Vec<_>>(),
         "losing_published": s.losing_published,
-        "decisive": s.decisive.map(|d| json!({"ply": d.ply, "score": d.score})),
+        "decisive": s.decisive.map(|d| json!({
+            "ply": d.ply,
+            "score": d.score,
+            "origin": s.decisive_origin.map(|o| o.name()),
+        })),
         "end": {
             "pieces": s.end.pieces,
             "stop": s.end.stop.map(|x| x.name()),
