@@ -395,6 +395,14 @@ fn lines_are_built_stored_and_summarised_without_a_walk() {
         assert!(
             ["databases", "settle", "search"].contains(&row["end"]["settled_by"].as_str().unwrap())
         );
+        // A decisive line says whose moves it turns decisive in.
+        if !row["decisive"].is_null() {
+            let origin = row["decisive"]["origin"].as_str().unwrap();
+            assert!(
+                ["published", "archive", "engine", "repair"].contains(&origin),
+                "{origin}"
+            );
+        }
     }
     assert!(store.job_records(5).unwrap().is_empty(), "it walked");
     let out = lines(&[]);
