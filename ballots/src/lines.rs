@@ -95,11 +95,8 @@ pub struct LineSummary {
     pub losing_published: Vec<u32>,
     /// Where it turns decisive by the engine's score.
     pub decisive: Option<Decisive>,
-    /// Where the moves at that ply came from: a line that turns decisive
-    /// inside the archive's moves, after its repair searched that side's
-    /// moves there again and found none better, is one that the archive
-    /// and the engine both lose; inside the engine's moves, one the
-    /// deeper replay did not level.
+    /// The origin of the move at that ply: whose moves (published, the
+    /// archive's, the engine's) the line turns decisive in.
     pub decisive_origin: Option<Origin>,
     /// How it ends.
     pub end: LineEnd,
@@ -301,6 +298,22 @@ mod tests {
         assert_eq!(s.decisive, None);
         assert_eq!(s.decisive_origin, None);
         assert!(s.repairs.is_empty() && s.losing_published.is_empty());
+    }
+
+    /// A decisive line names the origin of the move where it turns
+    /// decisive, not of its first or last move.
+    #[test]
+    fn a_decisive_line_names_the_origin_where_it_turns() {
+        let mut line = line_of(
+            &["9-13", "22-18", "13-17", "21-14"],
+            &[Some(0), Some(10), Some(-120), Some(-150)],
+        );
+        line.plies[0].origin = Origin::Published;
+        line.plies[2].origin = Origin::Archive;
+        let none = |_: &Position| false;
+        let s = LineSummary::of(&line, 5, &none, &engine::NoOracle);
+        assert_eq!(s.decisive.map(|d| d.ply), Some(3));
+        assert_eq!(s.decisive_origin, Some(Origin::Archive));
     }
 
     /// Knows the values of a few positions.

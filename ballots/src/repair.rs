@@ -245,8 +245,8 @@ fn last_repair_by(line: &MainLine, side: Color) -> usize {
 /// `limits.per_move`, newest first, the turn's own ply (when that side
 /// made it) and `limits.back_moves` more, stopping at a published move or
 /// at that side's last repair; a turn where the line now turns decisive
-/// before the last repair is looked at once. The first ply where another move keeps the balance
-/// takes it; the line is cut there, extended with the engine (`searcher`,
+/// before the last repair is looked at once. The first ply where another
+/// move keeps the balance takes it; the line is cut there, extended with the engine (`searcher`,
 /// `extend`, `settled` as for [`extend_with_engine`]) and scored again,
 /// and the turns after it are looked at in turn. At most
 /// `limits.max_searches` positions are searched again. A line still

@@ -313,8 +313,7 @@ fn text(rows: &[Row], egdb_pieces: u32) -> String {
         out,
         "{} lines: {} decisive by the engine ({decisive_barred} of them barred ballots; \
          of the others, {in_published} turn decisive inside published moves, {in_archive} inside \
-         the archive's moves, where the archive's move and the repair's deeper search both lose, \
-         {in_engine} inside the engine's moves), {repaired} repaired, \
+         the archive's moves, {in_engine} inside the engine's moves), {repaired} repaired, \
          {swinging} with a move that loses a man or more by the engine's score, {search} ending \
          where only a search settles the position (more than one piece above the \
          {egdb_pieces}-piece databases)",
