@@ -12,7 +12,7 @@
 //! anyway, after proving dozens of positions that all have the same value.
 
 use crate::line::{MainLine, Origin};
-use crate::score::white_view;
+use crate::score::{white_view, MAN};
 use engine::search::{Limits, Searcher};
 use engine::{Oracle, Position};
 
@@ -37,6 +37,11 @@ pub struct ExtendLimits {
     /// the engine plays on towards an exchange, since a walk cannot start
     /// from a king ending that its databases are too small for.
     pub shuffle_pieces: u32,
+    /// Where the engine's move would repeat a position, play its best move
+    /// that repeats none when it keeps the score ([`REPEAT_MARGIN`]).
+    /// Off for the repair's deeper replays, whose searches in long king
+    /// shuffles cost minutes each.
+    pub avoid_repeats: bool,
 }
 
 impl ExtendLimits {
@@ -115,8 +120,8 @@ pub fn stop_reason(
 }
 
 /// Extends `line` with the engine's best move, one search per ply, until
-/// [`stop_reason`] says stop, a position would repeat, or
-/// `limits.max_plies` are added. Each search's score is recorded as the
+/// [`stop_reason`] says stop, a position would repeat (and no other move
+/// keeps the score: [`REPEAT_MARGIN`]), or `limits.max_plies` are added. Each search's score is recorded as the
 /// score of the position it searched (White's point of view), except at
 /// positions with a single legal move; the last position is left
 /// unscored.
@@ -137,7 +142,19 @@ pub fn extend_with_engine(
         }
         let pos = line.last();
         let history: Vec<Position> = (0..line.len()).map(|k| line.position(k)).collect();
-        let result = searcher.search(&pos, &limits.per_move, oracle, &history);
+        let mut result = searcher.search(&pos, &limits.per_move, oracle, &history);
+        let Some(mut mv) = result.best_move else {
+            break ExtendStop::GameOver;
+        };
+        if history.contains(&pos.play_unchecked(&mv)) {
+            match avoid_repetition(line, searcher, oracle, limits, &history, result.score) {
+                Some(other) => {
+                    mv = other.best_move.unwrap_or(mv);
+                    result = other;
+                }
+                None => break ExtendStop::Repetition,
+            }
+        }
         // A single-move root is searched only by a capture play-out:
         // `plan::score_line` scores it from the position after.
         if pos.moves().len() > 1 {
@@ -145,16 +162,62 @@ pub fn extend_with_engine(
                 last.score = Some(white_view(result.score, &pos));
             }
         }
-        let Some(mv) = result.best_move else {
-            break ExtendStop::GameOver;
-        };
-        let next = pos.play_unchecked(&mv);
-        if history.contains(&next) || !line.push(mv, Origin::Engine) {
+        if !line.push(mv, Origin::Engine) {
             break ExtendStop::Repetition;
         }
         added += 1;
     };
     Extension { added, stop }
+}
+
+/// How much worse than a repeating move (the side to move's view,
+/// hundredths of a man) a move that does not repeat may score and still be
+/// played instead.
+pub const REPEAT_MARGIN: i32 = MAN / 4;
+
+/// The search of the last position of `line` among the moves that repeat
+/// no position of the line (`history`), when the engine's best move
+/// (scored `repeating`, the side to move's view) would repeat one: the
+/// line plays on where another move keeps the score within
+/// [`REPEAT_MARGIN`], so that a line above the databases ends where they
+/// or a built slice settle it rather than on a shuffle. `None` (the line
+/// stops on the repetition) when the rule is off
+/// ([`ExtendLimits::avoid_repeats`]), when every move repeats, when the other moves
+/// score worse, or when the line has already gone
+/// [`ExtendLimits::quiet_plies`] plies without a capture or a man's move
+/// (a shuffle no search will turn into progress).
+fn avoid_repetition(
+    line: &MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    limits: &ExtendLimits,
+    history: &[Position],
+    repeating: i32,
+) -> Option<engine::search::SearchResult> {
+    if !limits.avoid_repeats || limits.quiet_plies == 0 || line.quiet_plies() >= limits.quiet_plies
+    {
+        return None;
+    }
+    let pos = line.last();
+    let fresh: Vec<_> = pos
+        .moves()
+        .iter()
+        .copied()
+        .filter(|m| !history.contains(&pos.play_unchecked(m)))
+        .collect();
+    if fresh.is_empty() {
+        return None;
+    }
+    let other = searcher.search_among(
+        &pos,
+        &limits.per_move,
+        oracle,
+        history,
+        Some(&fresh),
+        &mut |_| {},
+    );
+    let new = other.best_move?;
+    (fresh.contains(&new) && other.score >= repeating - REPEAT_MARGIN).then_some(other)
 }
 
 #[cfg(test)]
@@ -172,6 +235,7 @@ mod tests {
             settle_pieces: 0,
             quiet_plies,
             shuffle_pieces: 32,
+            avoid_repeats: true,
         }
     }
 
@@ -291,5 +355,55 @@ mod tests {
         // The engine on such a line adds nothing once the count is reached.
         let mut line = line_from(fen, &shuffle);
         engine_adds_nothing(&mut line, &limits(4), ExtendStop::Quiet);
+    }
+
+    #[test]
+    fn a_move_that_would_repeat_gives_way_to_one_that_keeps_the_score() {
+        // Two kings against two, far apart: every move draws, and White's
+        // 5-1 would bring back the line's second position.
+        let line = line_from("B:WK1,K2:BK31,K32", &[(31, 27), (1, 5), (27, 31)]);
+        let history: Vec<Position> = (0..line.len()).map(|k| line.position(k)).collect();
+        let pos = line.last();
+        assert!(history.contains(
+            &pos.play_unchecked(
+                &pos.moves()
+                    .iter()
+                    .copied()
+                    .find(|m| { m.from().index() == 4 && m.to().index() == 0 })
+                    .expect("5-1 is legal")
+            )
+        ));
+        let mut searcher = Searcher::full_width(4);
+        let l = limits(20);
+        let other = avoid_repetition(&line, &mut searcher, &NoOracle, &l, &history, 0)
+            .expect("a quiet move keeps the draw");
+        let mv = other.best_move.unwrap();
+        assert!(pos.moves().as_slice().contains(&mv));
+        assert!(
+            !history.contains(&pos.play_unchecked(&mv)),
+            "{mv:?} repeats"
+        );
+        assert!(other.score >= -REPEAT_MARGIN);
+        // A repeating move far better than the rest is kept (the line
+        // stops), as it is after a long shuffle or with the rule off.
+        let far = avoid_repetition(&line, &mut searcher, &NoOracle, &l, &history, 5 * MAN);
+        assert!(far.is_none());
+        assert!(
+            avoid_repetition(&line, &mut searcher, &NoOracle, &limits(3), &history, 0).is_none()
+        );
+        assert!(
+            avoid_repetition(&line, &mut searcher, &NoOracle, &limits(0), &history, 0).is_none()
+        );
+        // Extended, the line never repeats a position.
+        let mut line = line;
+        let mut l = limits(20);
+        l.max_plies = 12;
+        l.shuffle_pieces = 0;
+        let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &l, &|_| false);
+        assert_eq!(ext.stop, ExtendStop::MaxPlies, "{ext:?}");
+        let all: Vec<Position> = (0..=line.len()).map(|k| line.position(k)).collect();
+        for (i, p) in all.iter().enumerate() {
+            assert!(!all[..i].contains(p), "ply {i} repeats");
+        }
     }
 }

@@ -207,6 +207,7 @@ pub fn line_end(line: &MainLine, egdb_pieces: u32, settled: &dyn Fn(&Position) -
         settle_pieces: egdb_pieces,
         quiet_plies: ExtendLimits::QUIET_PLIES,
         shuffle_pieces: egdb_pieces + 1,
+        avoid_repeats: true,
     };
     let last = line.last();
     let pieces = last.piece_count();

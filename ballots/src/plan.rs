@@ -297,6 +297,7 @@ mod tests {
             settle_pieces: 0,
             quiet_plies: ExtendLimits::QUIET_PLIES,
             shuffle_pieces: 32,
+            avoid_repeats: true,
         }
     }
 

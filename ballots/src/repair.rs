@@ -68,12 +68,20 @@ impl RepairLimits {
     pub const BACK_MOVES: usize = 3;
     /// Positions of a line searched again by default.
     pub const MAX_SEARCHES: usize = 16;
+    /// Nodes a repair's search may visit: it keeps the deepest iteration
+    /// finished within them. At depth 18 most positions of a line finish
+    /// in a second or two, but some of 10 to 12 pieces take a minute
+    /// (ballot 38's replay: 20 and 62 s for two plies), and a replay
+    /// searches every ply of the line's engine part.
+    pub const MAX_NODES: u64 = 16_000_000;
 
-    /// The default repair, its searches `depth` plies deep.
+    /// The default repair, its searches `depth` plies deep, within
+    /// [`RepairLimits::MAX_NODES`] nodes.
     pub fn at_depth(depth: u32) -> RepairLimits {
         RepairLimits {
             per_move: Limits {
                 depth: Some(depth),
+                nodes: Some(Self::MAX_NODES),
                 ..Limits::default()
             },
             max_repairs: Self::MAX_REPAIRS,
@@ -397,6 +405,7 @@ impl Repairer<'_, '_> {
         replay.plies.truncate(start - 1);
         let deeper = ExtendLimits {
             per_move: limits.per_move,
+            avoid_repeats: false,
             ..*self.extend
         };
         extend_with_engine(
@@ -514,6 +523,7 @@ mod tests {
             settle_pieces: 0,
             quiet_plies: 0,
             shuffle_pieces: 0,
+            avoid_repeats: true,
         };
         let repair = RepairLimits {
             per_move: Limits {

@@ -76,7 +76,8 @@ pub struct LineBuild {
     /// the store's proved results), and a move that keeps the balance
     /// replaces it (origin `repair`); published moves are never replaced.
     /// A line still decisive in the engine's own moves has them played
-    /// again this deep. Default: --line-depth + 4; 0: no repair.
+    /// again this deep, each search within 16 M nodes (its deepest
+    /// finished iteration kept). Default: --line-depth + 4; 0: no repair.
     #[arg(long, value_name = "PLIES", value_parser = crate::limits::repair_depth)]
     pub repair_depth: Option<u32>,
 }
@@ -206,6 +207,7 @@ pub fn line_limits(egdb_pieces: u32, depth: u32) -> ExtendLimits {
         settle_pieces: egdb_pieces,
         quiet_plies: ExtendLimits::QUIET_PLIES,
         shuffle_pieces: egdb_pieces + 1,
+        avoid_repeats: true,
     }
 }
 
