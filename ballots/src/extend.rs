@@ -40,7 +40,9 @@ pub struct ExtendLimits {
     /// Where the engine's move would repeat a position, play its best move
     /// that repeats none when it keeps the score ([`REPEAT_MARGIN`]).
     /// Off for the repair's deeper replays, whose searches in long king
-    /// shuffles cost minutes each.
+    /// shuffles cost minutes each. A line still decisive after its repair
+    /// with this on is built again with it off
+    /// ([`crate::plan::build_line`]).
     pub avoid_repeats: bool,
 }
 

@@ -9,7 +9,7 @@
 use crate::deck::Ballot;
 use crate::extend::{extend_with_engine, ExtendLimits};
 use crate::line::{extend_with_archive, ArchiveGame, MainLine, Origin};
-use crate::repair::{repair_line, LineRepair, RepairCount};
+use crate::repair::{line_decisive, repair_line, LineRepair, RepairCount};
 use crate::score::white_view;
 use crate::sources::Trunks;
 use crate::tables::{BallotTables, LinePlyRow, RepairRow};
@@ -86,7 +86,10 @@ pub fn book_line(ballot: &Ballot, sources: &LineSources) -> Result<MainLine, Pla
 /// until [`crate::extend::stop_reason`] says stop; then every position is
 /// scored ([`score_line`]) and the line repaired ([`repair_line`] with
 /// `repair`). Settled means: the oracle answers, or the position has at
-/// most `limits.settle_pieces` pieces.
+/// most `limits.settle_pieces` pieces. A line still decisive after its
+/// repair, built with [`ExtendLimits::avoid_repeats`], is built again
+/// without it, and the line that stays level (or turns decisive later)
+/// is kept.
 pub fn build_line(
     ballot: &Ballot,
     sources: &LineSources,
@@ -95,7 +98,43 @@ pub fn build_line(
     limits: &ExtendLimits,
     repair: &LineRepair<'_>,
 ) -> Result<MainLine, PlanError> {
-    let mut line = book_line(ballot, sources)?;
+    let book = book_line(ballot, sources)?;
+    let line = extend_and_repair(book.clone(), searcher, oracle, limits, repair);
+    if !limits.avoid_repeats || line_decisive(&line).is_none() {
+        return Ok(line);
+    }
+    // The repetition rule is there to carry a level line on to an end the
+    // walk settles, never to cost the balance: a line decisive with it is
+    // built again without it, and that one is kept when it is level or
+    // turns decisive later.
+    let plain = ExtendLimits {
+        avoid_repeats: false,
+        ..*limits
+    };
+    let without = extend_and_repair(book, searcher, oracle, &plain, repair);
+    Ok(later_decisive(line, without))
+}
+
+/// Of a decisive line `first` and another line `second`, `second` when it
+/// is level or turns decisive at a later ply ([`line_decisive`]), else
+/// `first`.
+fn later_decisive(first: MainLine, second: MainLine) -> MainLine {
+    match (line_decisive(&first), line_decisive(&second)) {
+        (Some(a), Some(b)) if b.ply <= a.ply => first,
+        _ => second,
+    }
+}
+
+/// `line` (the ballot's published and archive moves) cut at its first
+/// settled or terminal position, else extended by the engine; then scored
+/// and repaired ([`repair_built`]).
+fn extend_and_repair(
+    mut line: MainLine,
+    searcher: &mut Searcher,
+    oracle: &dyn Oracle,
+    limits: &ExtendLimits,
+    repair: &LineRepair<'_>,
+) -> MainLine {
     let settled =
         |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
     if let Some(k) = (3..=line.len()).find(|&k| {
@@ -108,7 +147,7 @@ pub fn build_line(
     }
     score_line(&mut line, searcher, oracle, &limits.per_move);
     repair_built(&mut line, searcher, oracle, limits, repair);
-    Ok(line)
+    line
 }
 
 /// Repairs a built and scored `line` ([`repair_line`] with `repair`),
@@ -285,6 +324,35 @@ mod tests {
         fn probe(&self, p: &Position) -> Option<engine::Value> {
             (p.piece_count() <= self.0).then_some(engine::Value::Draw)
         }
+    }
+
+    /// A line of legal `moves` (PDN squares), scored by `scores` (White's
+    /// view).
+    fn scored(moves: &[&str], scores: &[i32]) -> MainLine {
+        let mut line = MainLine::default();
+        for m in moves {
+            let (a, b) = m.split_once('-').unwrap();
+            assert!(line.push_squares(a.parse().unwrap(), b.parse().unwrap(), Origin::Engine));
+        }
+        for (p, s) in line.plies.iter_mut().zip(scores) {
+            p.score = Some(*s);
+        }
+        line
+    }
+
+    /// The line built without the repetition rule replaces a decisive one
+    /// only when it is level or turns decisive later.
+    #[test]
+    fn the_line_without_the_repetition_rule_is_kept_when_it_stays_level_longer() {
+        let moves = ["9-13", "22-18", "13-17", "21-14"];
+        let early = scored(&moves, &[0, 150, 150, 150]);
+        let late = scored(&moves, &[0, 0, 0, 150]);
+        let level = scored(&moves, &[0, 10, -20, 30]);
+        assert_eq!(line_decisive(&early).map(|d| d.ply), Some(2));
+        assert_eq!(later_decisive(early.clone(), level.clone()), level);
+        assert_eq!(later_decisive(early.clone(), late.clone()), late);
+        assert_eq!(later_decisive(late.clone(), early.clone()), late);
+        assert_eq!(later_decisive(early.clone(), early.clone()), early);
     }
 
     fn limits() -> ExtendLimits {
