@@ -98,8 +98,25 @@ pub fn build_line(
     limits: &ExtendLimits,
     repair: &LineRepair<'_>,
 ) -> Result<MainLine, PlanError> {
+    // The book line cut at its first settled or terminal position, else
+    // extended by the engine; then scored and repaired.
+    let mut build = |mut line: MainLine, limits: &ExtendLimits| {
+        let settled =
+            |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
+        if let Some(k) = (3..=line.len()).find(|&k| {
+            let p = line.position(k);
+            settled(&p) || p.is_terminal()
+        }) {
+            line.plies.truncate(k);
+        } else {
+            extend_with_engine(&mut line, searcher, oracle, limits, &settled);
+        }
+        score_line(&mut line, searcher, oracle, &limits.per_move);
+        repair_built(&mut line, searcher, oracle, limits, repair);
+        line
+    };
     let book = book_line(ballot, sources)?;
-    let line = extend_and_repair(book.clone(), searcher, oracle, limits, repair);
+    let line = build(book.clone(), limits);
     if !limits.avoid_repeats || line_decisive(&line).is_none() {
         return Ok(line);
     }
@@ -111,7 +128,7 @@ pub fn build_line(
         avoid_repeats: false,
         ..*limits
     };
-    let without = extend_and_repair(book, searcher, oracle, &plain, repair);
+    let without = build(book, &plain);
     Ok(later_decisive(line, without))
 }
 
@@ -123,31 +140,6 @@ fn later_decisive(first: MainLine, second: MainLine) -> MainLine {
         (Some(a), Some(b)) if b.ply <= a.ply => first,
         _ => second,
     }
-}
-
-/// `line` (the ballot's published and archive moves) cut at its first
-/// settled or terminal position, else extended by the engine; then scored
-/// and repaired ([`repair_built`]).
-fn extend_and_repair(
-    mut line: MainLine,
-    searcher: &mut Searcher,
-    oracle: &dyn Oracle,
-    limits: &ExtendLimits,
-    repair: &LineRepair<'_>,
-) -> MainLine {
-    let settled =
-        |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
-    if let Some(k) = (3..=line.len()).find(|&k| {
-        let p = line.position(k);
-        settled(&p) || p.is_terminal()
-    }) {
-        line.plies.truncate(k);
-    } else {
-        extend_with_engine(&mut line, searcher, oracle, limits, &settled);
-    }
-    score_line(&mut line, searcher, oracle, &limits.per_move);
-    repair_built(&mut line, searcher, oracle, limits, repair);
-    line
 }
 
 /// Repairs a built and scored `line` ([`repair_line`] with `repair`),
