@@ -91,6 +91,9 @@ pub struct Extension {
     pub added: usize,
     /// Why it stopped.
     pub stop: ExtendStop,
+    /// Moves played instead of a repeating one
+    /// ([`ExtendLimits::avoid_repeats`]).
+    pub repeats_avoided: usize,
 }
 
 /// Whether the extension stops at the last position of `line`, and why:
@@ -134,7 +137,7 @@ pub fn extend_with_engine(
     limits: &ExtendLimits,
     settled: &dyn Fn(&Position) -> bool,
 ) -> Extension {
-    let mut added = 0;
+    let (mut added, mut repeats_avoided) = (0, 0);
     let stop = loop {
         if let Some(stop) = stop_reason(line, limits, settled) {
             break stop;
@@ -153,6 +156,7 @@ pub fn extend_with_engine(
                 Some(other) => {
                     mv = other.best_move.unwrap_or(mv);
                     result = other;
+                    repeats_avoided += 1;
                 }
                 None => break ExtendStop::Repetition,
             }
@@ -169,7 +173,11 @@ pub fn extend_with_engine(
         }
         added += 1;
     };
-    Extension { added, stop }
+    Extension {
+        added,
+        stop,
+        repeats_avoided,
+    }
 }
 
 /// How much worse than a repeating move (the side to move's view,
@@ -325,7 +333,14 @@ mod tests {
     fn engine_adds_nothing(line: &mut MainLine, limits: &ExtendLimits, stop: ExtendStop) {
         let mut searcher = Searcher::full_width(4);
         let ext = extend_with_engine(line, &mut searcher, &NoOracle, limits, &|_| false);
-        assert_eq!(ext, Extension { added: 0, stop });
+        assert_eq!(
+            ext,
+            Extension {
+                added: 0,
+                stop,
+                repeats_avoided: 0
+            }
+        );
     }
 
     /// A line whose first ply jumps to `start` (a man's move from the
@@ -403,6 +418,7 @@ mod tests {
         l.shuffle_pieces = 0;
         let ext = extend_with_engine(&mut line, &mut searcher, &NoOracle, &l, &|_| false);
         assert_eq!(ext.stop, ExtendStop::MaxPlies, "{ext:?}");
+        assert!(ext.repeats_avoided >= 1, "{ext:?}");
         let all: Vec<Position> = (0..=line.len()).map(|k| line.position(k)).collect();
         for (i, p) in all.iter().enumerate() {
             assert!(!all[..i].contains(p), "ply {i} repeats");

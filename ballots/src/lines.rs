@@ -226,12 +226,12 @@ pub fn line_end(line: &MainLine, egdb_pieces: u32, settled: &dyn Fn(&Position) -
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A line of `moves` (PDN squares, each legal in turn), every ply
     /// scored by `scores` (White's view).
-    fn line_of(moves: &[&str], scores: &[Option<i32>]) -> MainLine {
+    pub(crate) fn line_of(moves: &[&str], scores: &[Option<i32>]) -> MainLine {
         let mut line = MainLine::default();
         for m in moves {
             let (a, b) = m.split_once('-').unwrap();

@@ -87,9 +87,9 @@ pub fn book_line(ballot: &Ballot, sources: &LineSources) -> Result<MainLine, Pla
 /// scored ([`score_line`]) and the line repaired ([`repair_line`] with
 /// `repair`). Settled means: the oracle answers, or the position has at
 /// most `limits.settle_pieces` pieces. A line still decisive after its
-/// repair, built with [`ExtendLimits::avoid_repeats`], is built again
-/// without it, and the line that stays level (or turns decisive later)
-/// is kept.
+/// repair, where [`ExtendLimits::avoid_repeats`] played a move, is built
+/// again without it, and the line that stays level (or turns decisive
+/// later) is kept.
 pub fn build_line(
     ballot: &Ballot,
     sources: &LineSources,
@@ -99,25 +99,29 @@ pub fn build_line(
     repair: &LineRepair<'_>,
 ) -> Result<MainLine, PlanError> {
     // The book line cut at its first settled or terminal position, else
-    // extended by the engine; then scored and repaired.
+    // extended by the engine; then scored and repaired. With the moves
+    // the repetition rule played.
     let mut build = |mut line: MainLine, limits: &ExtendLimits| {
         let settled =
             |p: &Position| p.piece_count() <= limits.settle_pieces || oracle.probe(p).is_some();
+        let mut repeats_avoided = 0;
         if let Some(k) = (3..=line.len()).find(|&k| {
             let p = line.position(k);
             settled(&p) || p.is_terminal()
         }) {
             line.plies.truncate(k);
         } else {
-            extend_with_engine(&mut line, searcher, oracle, limits, &settled);
+            repeats_avoided +=
+                extend_with_engine(&mut line, searcher, oracle, limits, &settled).repeats_avoided;
         }
         score_line(&mut line, searcher, oracle, &limits.per_move);
-        repair_built(&mut line, searcher, oracle, limits, repair);
-        line
+        repeats_avoided +=
+            repair_built(&mut line, searcher, oracle, limits, repair).repeats_avoided;
+        (line, repeats_avoided)
     };
     let book = book_line(ballot, sources)?;
-    let line = build(book.clone(), limits);
-    if !limits.avoid_repeats || line_decisive(&line).is_none() {
+    let (line, repeats_avoided) = build(book.clone(), limits);
+    if repeats_avoided == 0 || line_decisive(&line).is_none() {
         return Ok(line);
     }
     // The repetition rule is there to carry a level line on to an end the
@@ -128,7 +132,7 @@ pub fn build_line(
         avoid_repeats: false,
         ..*limits
     };
-    let without = build(book, &plain);
+    let (without, _) = build(book, &plain);
     Ok(later_decisive(line, without))
 }
 
@@ -318,18 +322,11 @@ mod tests {
         }
     }
 
-    /// A line of legal `moves` (PDN squares), scored by `scores` (White's
-    /// view).
+    /// A line of legal `moves` (PDN squares), every ply scored by `scores`
+    /// (White's view).
     fn scored(moves: &[&str], scores: &[i32]) -> MainLine {
-        let mut line = MainLine::default();
-        for m in moves {
-            let (a, b) = m.split_once('-').unwrap();
-            assert!(line.push_squares(a.parse().unwrap(), b.parse().unwrap(), Origin::Engine));
-        }
-        for (p, s) in line.plies.iter_mut().zip(scores) {
-            p.score = Some(*s);
-        }
-        line
+        let scores: Vec<Option<i32>> = scores.iter().copied().map(Some).collect();
+        crate::lines::tests::line_of(moves, &scores)
     }
 
     /// The line built without the repetition rule replaces a decisive one

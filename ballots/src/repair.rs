@@ -137,6 +137,9 @@ pub struct RepairCount {
     /// Whether the engine's part was played again deeper and kept (see
     /// [`repair_line`]).
     pub replayed: bool,
+    /// Moves the repairs' extensions played instead of a repeating one
+    /// ([`crate::extend::Extension::repeats_avoided`]).
+    pub repeats_avoided: usize,
 }
 
 /// The deeper look at ply `ply` of `line` (its move made from the
@@ -351,7 +354,9 @@ impl Repairer<'_, '_> {
                         score: as_white(best_score, side),
                     });
                 }
-                extend_with_engine(line, self.searcher, self.oracle, self.extend, self.settled);
+                let ext =
+                    extend_with_engine(line, self.searcher, self.oracle, self.extend, self.settled);
+                count.repeats_avoided += ext.repeats_avoided;
                 score_line(line, self.searcher, self.oracle, &self.extend.per_move);
                 count.repairs += 1;
                 past = ply;
